@@ -1,0 +1,56 @@
+package io.runlane;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of one run as stored when it was read.
+ *
+ * @param id the run id, stable across attempts
+ * @param taskId the task id
+ * @param queue the queue
+ * @param status the status
+ * @param idempotencyKey the idempotency key, if any
+ * @param singletonKey the singleton key, if any
+ * @param attempts attempts started so far
+ * @param maxAttempts the attempt budget, counting the first
+ * @param createdAt when the run was stored (database clock)
+ * @param updatedAt when the run last changed (database clock)
+ * @param runAt when the run is due, if it is waiting
+ * @param finishedAt when the run became terminal
+ * @param failure the last failure, if any
+ * @param payloadJson the payload as stored JSON
+ * @param sourceRunId the run this one was rerun or retried from
+ * @param concurrencyKey the concurrency key, if any
+ * @param idempotencyKeyTtl the retention captured when the run was created, if it has an idempotency key
+ */
+public record Run(
+        UUID id,
+        String taskId,
+        String queue,
+        RunStatus status,
+        @Nullable String idempotencyKey,
+        @Nullable String singletonKey,
+        int attempts,
+        int maxAttempts,
+        Instant createdAt,
+        Instant updatedAt,
+        @Nullable Instant runAt,
+        @Nullable Instant finishedAt,
+        @Nullable RunFailure failure,
+        String payloadJson,
+        @Nullable UUID sourceRunId,
+        @Nullable String concurrencyKey,
+        @Nullable IdempotencyKeyTtl idempotencyKeyTtl) {
+
+    /** When a terminal owner's idempotency retention ends, or {@code null} while active or without a key. */
+    public @Nullable Instant idempotencyRetainedUntil() {
+        if (finishedAt == null || idempotencyKeyTtl == null || status == RunStatus.FAILED) {
+            return null;
+        }
+        Duration ttl = idempotencyKeyTtl.duration();
+        return ttl == null ? finishedAt : finishedAt.plus(ttl);
+    }
+}

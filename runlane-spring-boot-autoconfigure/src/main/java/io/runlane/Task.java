@@ -1,0 +1,41 @@
+package io.runlane;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.stereotype.Component;
+
+/**
+ * Declares a {@link TaskHandler} bean as a Runlane task. The same declaration is used by producers and workers, so
+ * its key rules and policy apply wherever the task is triggered (S-TR-2).
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Component
+public @interface Task {
+
+    /** The task id: 1 to 255 characters, no {@code :}, no control characters, no surrounding whitespace. */
+    String id();
+
+    /** The queue runs of this task join; it must be {@code default} or declared under {@code runlane.queues}. */
+    String queue() default "default";
+
+    /**
+     * How long a finished owner keeps its idempotency key: a duration such as {@code 30s}, {@code 15m}, {@code 24h},
+     * {@code 7d}, or {@code active} to release the key as soon as the owner is terminal. Empty means the configured
+     * default ({@code runlane.idempotency.default-ttl}).
+     */
+    String idempotencyKeyTtl() default "";
+
+    /** Attempts a run may make, counting the first; 0 means the configured default. */
+    int maxAttempts() default 0;
+
+    /** A fixed retry backoff such as {@code 10s}; empty means the configured exponential default. */
+    String backoff() default "";
+
+    /** Exception types that fail a run at once instead of being retried. */
+    Class<? extends Throwable>[] noRetryFor() default {};
+}

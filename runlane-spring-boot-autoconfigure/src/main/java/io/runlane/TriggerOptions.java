@@ -1,0 +1,149 @@
+package io.runlane;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Per-call overrides for a trigger. Every field left unset falls back to the task's declaration (S-TR-2). Values are
+ * validated when the trigger is called, so a bad option fails that call and writes nothing.
+ */
+public final class TriggerOptions {
+
+    private static final TriggerOptions NONE = new Builder().build();
+
+    private final @Nullable String idempotencyKey;
+    private final @Nullable IdempotencyKeyTtl idempotencyKeyTtl;
+    private final @Nullable String singletonKey;
+    private final @Nullable String concurrencyKey;
+    private final @Nullable String queue;
+    private final @Nullable Duration delay;
+    private final @Nullable Instant runAt;
+
+    private TriggerOptions(Builder builder) {
+        this.idempotencyKey = builder.idempotencyKey;
+        this.idempotencyKeyTtl = builder.idempotencyKeyTtl;
+        this.singletonKey = builder.singletonKey;
+        this.concurrencyKey = builder.concurrencyKey;
+        this.queue = builder.queue;
+        this.delay = builder.delay;
+        this.runAt = builder.runAt;
+    }
+
+    /** Options that override nothing. */
+    public static TriggerOptions none() {
+        return NONE;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public @Nullable String idempotencyKey() {
+        return idempotencyKey;
+    }
+
+    public @Nullable IdempotencyKeyTtl idempotencyKeyTtl() {
+        return idempotencyKeyTtl;
+    }
+
+    public @Nullable String singletonKey() {
+        return singletonKey;
+    }
+
+    public @Nullable String concurrencyKey() {
+        return concurrencyKey;
+    }
+
+    public @Nullable String queue() {
+        return queue;
+    }
+
+    public @Nullable Duration delay() {
+        return delay;
+    }
+
+    public @Nullable Instant runAt() {
+        return runAt;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof TriggerOptions that
+                && Objects.equals(idempotencyKey, that.idempotencyKey)
+                && Objects.equals(idempotencyKeyTtl, that.idempotencyKeyTtl)
+                && Objects.equals(singletonKey, that.singletonKey)
+                && Objects.equals(concurrencyKey, that.concurrencyKey)
+                && Objects.equals(queue, that.queue)
+                && Objects.equals(delay, that.delay)
+                && Objects.equals(runAt, that.runAt);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(idempotencyKey, idempotencyKeyTtl, singletonKey, concurrencyKey, queue, delay, runAt);
+    }
+
+    @Override
+    public String toString() {
+        return "TriggerOptions[idempotencyKey=" + idempotencyKey + ", idempotencyKeyTtl=" + idempotencyKeyTtl
+                + ", singletonKey=" + singletonKey + ", concurrencyKey=" + concurrencyKey + ", queue=" + queue
+                + ", delay=" + delay + ", runAt=" + runAt + "]";
+    }
+
+    /** Builds {@link TriggerOptions}; a builder is not thread-safe, the options it builds are immutable. */
+    public static final class Builder {
+
+        private @Nullable String idempotencyKey;
+        private @Nullable IdempotencyKeyTtl idempotencyKeyTtl;
+        private @Nullable String singletonKey;
+        private @Nullable String concurrencyKey;
+        private @Nullable String queue;
+        private @Nullable Duration delay;
+        private @Nullable Instant runAt;
+
+        private Builder() {}
+
+        public Builder idempotencyKey(@Nullable String idempotencyKey) {
+            this.idempotencyKey = idempotencyKey;
+            return this;
+        }
+
+        public Builder idempotencyKeyTtl(@Nullable IdempotencyKeyTtl idempotencyKeyTtl) {
+            this.idempotencyKeyTtl = idempotencyKeyTtl;
+            return this;
+        }
+
+        public Builder singletonKey(@Nullable String singletonKey) {
+            this.singletonKey = singletonKey;
+            return this;
+        }
+
+        public Builder concurrencyKey(@Nullable String concurrencyKey) {
+            this.concurrencyKey = concurrencyKey;
+            return this;
+        }
+
+        public Builder queue(@Nullable String queue) {
+            this.queue = queue;
+            return this;
+        }
+
+        /** Runs no earlier than this long after the trigger (database clock); exclusive with {@link #runAt}. */
+        public Builder delay(@Nullable Duration delay) {
+            this.delay = delay;
+            return this;
+        }
+
+        /** Runs no earlier than this instant (database clock); exclusive with {@link #delay}. */
+        public Builder runAt(@Nullable Instant runAt) {
+            this.runAt = runAt;
+            return this;
+        }
+
+        public TriggerOptions build() {
+            return new TriggerOptions(this);
+        }
+    }
+}

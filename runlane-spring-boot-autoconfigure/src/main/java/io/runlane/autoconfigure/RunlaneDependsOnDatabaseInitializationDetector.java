@@ -1,0 +1,19 @@
+package io.runlane.autoconfigure;
+
+import io.runlane.RunlaneTemplate;
+import io.runlane.internal.RunlaneEngine;
+import java.util.Set;
+import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
+
+/**
+ * Tells Boot that Runlane's engine needs the database initialized first: by Runlane's own initializer, or by the
+ * application's Liquibase or Flyway when it includes Runlane's changelog instead.
+ */
+public final class RunlaneDependsOnDatabaseInitializationDetector
+        extends AbstractBeansOfTypeDependsOnDatabaseInitializationDetector {
+
+    @Override
+    protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
+        return Set.of(RunlaneEngine.class, RunlaneTemplate.class);
+    }
+}

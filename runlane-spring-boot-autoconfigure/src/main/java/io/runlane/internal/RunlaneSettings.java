@@ -1,0 +1,56 @@
+package io.runlane.internal;
+
+import io.runlane.IdempotencyKeyTtl;
+import io.runlane.internal.registry.KeyRules;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The engine's configuration, free of Spring Boot types so that the engine can be assembled by hand (tests,
+ * benchmarks) as well as by the auto-configuration.
+ *
+ * @param environment the environment that scopes every run and key (S-IK-1)
+ * @param schema the PostgreSQL schema holding Runlane's tables
+ * @param defaultIdempotencyKeyTtl the retention used when neither the task nor the call sets one (S-IK-6)
+ * @param defaultMaxAttempts the attempt budget used when the task sets none (S-EX-4)
+ * @param queues the declared queue names; {@code default} is always declared (S-QC-1)
+ */
+public record RunlaneSettings(
+        String environment,
+        String schema,
+        IdempotencyKeyTtl defaultIdempotencyKeyTtl,
+        int defaultMaxAttempts,
+        Set<String> queues) {
+
+    public static final String DEFAULT_QUEUE = "default";
+
+    public RunlaneSettings {
+        KeyRules.requireValid("runlane.environment", environment);
+        SchemaName.requireValid(schema);
+        if (defaultMaxAttempts < 1) {
+            throw new io.runlane.ConfigurationInvalidException(
+                    "runlane.retry.max-attempts", "must be at least 1, but was " + defaultMaxAttempts);
+        }
+        TreeSet<String> declared = new TreeSet<>(queues);
+        declared.add(DEFAULT_QUEUE);
+        declared.forEach(queue -> KeyRules.requireValid("runlane.queues." + queue, queue));
+        queues = Set.copyOf(declared);
+    }
+
+    /** Settings with the documented defaults, for the given schema. */
+    public static RunlaneSettings defaults(String schema) {
+        return new RunlaneSettings("default", schema, IdempotencyKeyTtl.parse("30d"), 3, Set.of());
+    }
+
+    public RunlaneSettings withEnvironment(String environment) {
+        return new RunlaneSettings(environment, schema, defaultIdempotencyKeyTtl, defaultMaxAttempts, queues);
+    }
+
+    public RunlaneSettings withDefaultIdempotencyKeyTtl(IdempotencyKeyTtl ttl) {
+        return new RunlaneSettings(environment, schema, ttl, defaultMaxAttempts, queues);
+    }
+
+    public RunlaneSettings withQueues(Set<String> queues) {
+        return new RunlaneSettings(environment, schema, defaultIdempotencyKeyTtl, defaultMaxAttempts, queues);
+    }
+}

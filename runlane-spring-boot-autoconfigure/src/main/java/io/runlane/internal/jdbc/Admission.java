@@ -1,0 +1,17 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.Run;
+import java.util.UUID;
+
+/** What the database answered to a {@link NewRun}. */
+public sealed interface Admission {
+
+    /** The run was stored (S-TR-1). */
+    record Created(Run run) implements Admission {}
+
+    /** The idempotency key has an active or retained owner, which is returned; nothing was written (S-IK-2, S-IK-3). */
+    record Existing(Run run) implements Admission {}
+
+    /** Another active run holds the singleton key; nothing was written (S-SK-2). */
+    record SingletonHeld(String singletonKey, UUID ownerRunId) implements Admission {}
+}

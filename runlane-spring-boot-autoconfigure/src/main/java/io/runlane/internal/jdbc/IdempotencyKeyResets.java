@@ -1,0 +1,63 @@
+package io.runlane.internal.jdbc;
+
+import java.sql.Types;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Operator reset of a retained idempotency owner (S-IK-8), in one statement: the row is deleted only if the owner
+ * is terminal, an audit event is appended to the owner, and an active owner is reported instead of touched.
+ */
+public final class IdempotencyKeyResets {
+
+    /** What a reset found. */
+    public record Outcome(boolean reset, @Nullable UUID activeOwner) {}
+
+    private static final String RESET = """
+            WITH removed AS (
+                DELETE FROM {schema}.idempotency_keys
+                WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey
+                  AND retained_until IS NOT NULL
+                RETURNING run_id, retained_until > statement_timestamp() AS was_retained
+            ), noted AS (
+                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
+                FROM removed WHERE r.id = removed.run_id AND removed.was_retained
+                RETURNING r.id, r.last_event_seq, r.status
+            ), reset_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'IDEMPOTENCY_KEY_RESET', status, statement_timestamp(), :actor,
+                       'idempotency key reset by an operator'
+                FROM noted
+            )
+            SELECT coalesce((SELECT was_retained FROM removed), false) AS reset,
+                   (SELECT run_id FROM {schema}.idempotency_keys
+                    WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey
+                      AND retained_until IS NULL) AS active_owner
+            """;
+
+    private final JdbcClient jdbc;
+
+    private final String environment;
+
+    private final String reset;
+
+    public IdempotencyKeyResets(JdbcClient jdbc, SqlTemplate sql, String environment) {
+        this.jdbc = jdbc;
+        this.environment = environment;
+        this.reset = sql.format(RESET);
+    }
+
+    public Outcome reset(String taskId, String idempotencyKey, String actor) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("taskId", taskId, Types.VARCHAR)
+                .addValue("idempotencyKey", idempotencyKey, Types.VARCHAR)
+                .addValue("actor", actor, Types.VARCHAR);
+        return jdbc.sql(reset)
+                .paramSource(params)
+                .query((rs, rowNum) -> new Outcome(rs.getBoolean("reset"), rs.getObject("active_owner", UUID.class)))
+                .single();
+    }
+}

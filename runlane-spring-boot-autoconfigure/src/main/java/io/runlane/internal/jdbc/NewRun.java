@@ -1,0 +1,35 @@
+package io.runlane.internal.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A fully validated run, ready to be admitted: every key has passed S-ID-1 and the payload S-ID-4. Only the
+ * database decides whether it is created, answered by an existing owner, or refused by a singleton owner.
+ *
+ * @param id the id the run gets if it is created
+ * @param taskId the task id
+ * @param queue the queue
+ * @param payloadJson the payload as JSON text
+ * @param idempotencyKey the idempotency key, if any
+ * @param idempotencyKeyTtl the retention to store with the run (zero for {@code active}); only with a key
+ * @param singletonKey the singleton key, if any
+ * @param concurrencyKey the concurrency key, if any
+ * @param maxAttempts the attempt budget
+ * @param runAt an absolute due time, if the caller gave one
+ * @param delay a delay from the database's now, if the caller gave one
+ */
+public record NewRun(
+        UUID id,
+        String taskId,
+        String queue,
+        String payloadJson,
+        @Nullable String idempotencyKey,
+        @Nullable Duration idempotencyKeyTtl,
+        @Nullable String singletonKey,
+        @Nullable String concurrencyKey,
+        int maxAttempts,
+        @Nullable Instant runAt,
+        @Nullable Duration delay) {}

@@ -1,0 +1,224 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.Run;
+import io.runlane.RunlaneException;
+import io.runlane.SingletonConflictException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Admits new runs: the single place where idempotency (S-IK) and singleton (S-SK) ownership are taken.
+ *
+ * <p>The algorithm, for a run with an idempotency key, in one statement (one round trip when it creates a run):
+ *
+ * <ol>
+ *   <li>Claim the key with {@code INSERT ... ON CONFLICT DO UPDATE}, taking over an existing row only when its
+ *       retention has passed (S-IK-10). PostgreSQL serialises concurrent claims of one key on its primary key: a
+ *       waiter sees the first claim once it commits, or inserts itself when it rolls back (S-IK-7). Nobody gets a
+ *       unique-constraint error.
+ *   <li>Insert the run only if the key was claimed, with {@code ON CONFLICT DO NOTHING} against the partial unique
+ *       index of active singleton owners (S-SK-4). Its creation event goes in with it (S-RL-2).
+ *   <li>If the key was not claimed, return the owner visible to the statement's snapshot (S-SK-3: before any
+ *       singleton check).
+ * </ol>
+ *
+ * <p>An empty answer has two rare causes, told apart by one compensating statement: the owner committed while the
+ * statement waited, so the snapshot cannot see it (a fresh read finds it), or the key was claimed but a singleton
+ * owner refused the run (the claim is deleted again; the caller gets {@link Admission.SingletonHeld}). Runs with
+ * both keys are therefore admitted inside a transaction, joining the caller's one if active (S-TR-3), so that the
+ * claim and its compensation commit together. If an owner vanishes between statements the admission is retried.
+ */
+public final class RunAdmissions {
+
+    private static final int MAX_TRIES = 16;
+
+    /** The new run's row; {@code %s} is what the row is selected from, which decides whether it is inserted. */
+    private static final String RUN_VALUES = """
+            SELECT :id, :environment, :taskId, :queue,
+                   CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
+                   cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
+                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp()
+            FROM %s (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
+                         AS run_at) due
+            """;
+
+    private static final String RUN_COLUMNS = """
+            INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
+                                       idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
+                                       run_at, created_at, updated_at)
+            """;
+
+    /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
+    private static final String ON_SINGLETON_CONFLICT = """
+            ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
+            DO NOTHING
+            RETURNING *
+            """;
+
+    private static final String CREATED_EVENT = """
+            created_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor)
+                SELECT id, 1, 'CREATED', status, created_at, 'runlane' FROM inserted_run
+            )
+            """;
+
+    private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
+            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + "SELECT true AS created, inserted_run.* FROM inserted_run";
+
+    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = """
+            WITH claimed_key AS (
+                INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
+                VALUES (:environment, :taskId, :idempotencyKey, :id)
+                ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
+                    SET run_id = excluded.run_id, retained_until = NULL
+                    WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
+                RETURNING k.run_id
+            ), inserted_run AS (
+            """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
+            + "),\n" + CREATED_EVENT + """
+            SELECT true AS created, inserted_run.* FROM inserted_run
+            UNION ALL
+            SELECT false, r.*
+            FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
+            WHERE NOT EXISTS (SELECT FROM claimed_key)
+              AND k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+              AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            """;
+
+    /** Undoes a key claim whose run a singleton owner refused; deletes nothing when the claim was someone else's. */
+    private static final String RELEASE_UNUSED_CLAIM = """
+            DELETE FROM {schema}.idempotency_keys
+            WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey AND run_id = :id
+            """;
+
+    private final JdbcClient jdbc;
+
+    private final TransactionTemplate transactions;
+
+    private final RunReads reads;
+
+    private final String environment;
+
+    private final String admitWithKey;
+
+    private final String admitWithoutKey;
+
+    private final String releaseUnusedClaim;
+
+    public RunAdmissions(
+            JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
+        this.jdbc = jdbc;
+        this.transactions = transactions;
+        this.reads = reads;
+        this.environment = environment;
+        this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY);
+        this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
+        this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
+    }
+
+    /** Admits one run, in the caller's transaction when one is active. */
+    public Admission admit(NewRun run) {
+        boolean needsTransaction = run.idempotencyKey() != null && run.singletonKey() != null;
+        return retrying(run, () -> needsTransaction ? transactions.execute(status -> admitOnce(run)) : admitOnce(run));
+    }
+
+    /**
+     * Admits runs in one transaction and returns their answers in input order. Rows are locked in a stable order
+     * (task, idempotency key, singleton key) so that two batches sharing keys wait for each other instead of
+     * deadlocking. A singleton conflict rolls the whole batch back with {@link SingletonConflictException}.
+     */
+    public List<Admission> admitAll(List<NewRun> runs) {
+        Admission[] answers = new Admission[runs.size()];
+        List<Integer> lockOrder = IntStream.range(0, runs.size())
+                .boxed()
+                .sorted(Comparator.comparing((Integer i) -> runs.get(i).taskId())
+                        .thenComparing(i -> runs.get(i).idempotencyKey(), Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparing(i -> runs.get(i).singletonKey(), Comparator.nullsLast(Comparator.naturalOrder())))
+                .toList();
+        transactions.executeWithoutResult(status -> {
+            for (int index : lockOrder) {
+                NewRun run = runs.get(index);
+                Admission answer = retrying(run, () -> admitOnce(run));
+                if (answer instanceof Admission.SingletonHeld held) {
+                    throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+                }
+                answers[index] = answer;
+            }
+        });
+        return java.util.Arrays.asList(answers);
+    }
+
+    private Admission retrying(NewRun run, Supplier<@Nullable Admission> once) {
+        for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {
+            Admission answer = once.get();
+            if (answer != null) {
+                return answer;
+            }
+        }
+        throw new RunlaneException(
+                "admission_contention",
+                "Could not admit a run of task '" + run.taskId() + "': its key owners kept changing");
+    }
+
+    /** One admission try; {@code null} when an owner vanished between statements and the caller should try again. */
+    private @Nullable Admission admitOnce(NewRun run) {
+        MapSqlParameterSource params = parameters(run);
+        if (run.idempotencyKey() == null) {
+            Optional<Run> created = jdbc.sql(admitWithoutKey).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+            return created.<Admission>map(Admission.Created::new).orElseGet(() -> singletonHeld(run));
+        }
+        List<Admission> answers = jdbc.sql(admitWithKey).paramSource(params).<Admission>query((rs, rowNum) -> {
+            Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+            return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
+        }).list();
+        if (!answers.isEmpty()) {
+            return answers.get(0);
+        }
+        if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
+            return singletonHeld(run);
+        }
+        return reads.findCurrentOwner(run.taskId(), run.idempotencyKey()).map(Admission.Existing::new).orElse(null);
+    }
+
+    private @Nullable Admission singletonHeld(NewRun run) {
+        String singletonKey = run.singletonKey();
+        if (singletonKey == null) {
+            throw new IllegalStateException("Run " + run.id() + " was refused without a singleton key");
+        }
+        UUID owner = reads.findActiveSingletonOwner(run.taskId(), singletonKey).orElse(null);
+        return owner == null ? null : new Admission.SingletonHeld(singletonKey, owner);
+    }
+
+    private MapSqlParameterSource parameters(NewRun run) {
+        return new MapSqlParameterSource()
+                .addValue("id", run.id(), Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("taskId", run.taskId(), Types.VARCHAR)
+                .addValue("queue", run.queue(), Types.VARCHAR)
+                .addValue("payload", run.payloadJson(), Types.VARCHAR)
+                .addValue("idempotencyKey", run.idempotencyKey(), Types.VARCHAR)
+                .addValue(
+                        "idempotencyKeyTtlMs",
+                        run.idempotencyKeyTtl() == null ? null : run.idempotencyKeyTtl().toMillis(),
+                        Types.BIGINT)
+                .addValue("singletonKey", run.singletonKey(), Types.VARCHAR)
+                .addValue("concurrencyKey", run.concurrencyKey(), Types.VARCHAR)
+                .addValue("maxAttempts", run.maxAttempts(), Types.INTEGER)
+                .addValue(
+                        "runAt",
+                        run.runAt() == null ? null : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC),
+                        Types.TIMESTAMP_WITH_TIMEZONE)
+                .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT);
+    }
+}

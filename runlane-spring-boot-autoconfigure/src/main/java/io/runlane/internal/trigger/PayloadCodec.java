@@ -1,0 +1,78 @@
+package io.runlane.internal.trigger;
+
+import io.runlane.PayloadValidationException;
+import io.runlane.internal.registry.TaskDefinition;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Converts payloads between their task's type and stored JSON, validating them on the way in and out (S-ID-4).
+ * Uses the application's {@link JsonMapper}, so its modules and naming rules apply to stored payloads.
+ */
+public final class PayloadCodec {
+
+    private final JsonMapper jsonMapper;
+
+    private final PayloadValidator validator;
+
+    public PayloadCodec(JsonMapper jsonMapper, PayloadValidator validator) {
+        this.jsonMapper = jsonMapper;
+        this.validator = validator;
+    }
+
+    /**
+     * Returns the payload as an instance of the task's payload type, converting it through JSON when the caller
+     * passed another shape (a map, say), and checks its constraints.
+     *
+     * @throws PayloadValidationException listing every problem; nothing has been written
+     */
+    public Object typedAndValid(TaskDefinition task, @Nullable Object payload) {
+        if (payload == null) {
+            throw new PayloadValidationException(task.id(), List.of("payload: must not be null"));
+        }
+        Object typed = task.payloadClass().isInstance(payload) ? payload : convert(task, payload);
+        List<String> violations = validator.violations(typed);
+        if (!violations.isEmpty()) {
+            throw new PayloadValidationException(task.id(), violations);
+        }
+        return typed;
+    }
+
+    /** Serialises a typed payload to JSON text. */
+    public String toJson(TaskDefinition task, Object payload) {
+        try {
+            return jsonMapper.writeValueAsString(payload);
+        } catch (JacksonException ex) {
+            throw new PayloadValidationException(task.id(), List.of("payload: cannot be written as JSON: " + ex.getOriginalMessage()));
+        }
+    }
+
+    /** Reads a stored payload back into the task's type and checks its constraints again. */
+    public Object fromJson(TaskDefinition task, String json) {
+        Object typed;
+        try {
+            typed = jsonMapper.readValue(json, javaType(task));
+        } catch (JacksonException ex) {
+            throw new PayloadValidationException(task.id(), List.of("payload: cannot be read as " + task.payloadType().getTypeName() + ": " + ex.getOriginalMessage()));
+        }
+        return typedAndValid(task, typed);
+    }
+
+    private Object convert(TaskDefinition task, Object payload) {
+        try {
+            return jsonMapper.convertValue(payload, javaType(task));
+        } catch (JacksonException | IllegalArgumentException ex) {
+            throw new PayloadValidationException(
+                    task.id(),
+                    List.of("payload: expected " + task.payloadType().getTypeName() + " but got "
+                            + payload.getClass().getName() + " that does not convert to it"));
+        }
+    }
+
+    private JavaType javaType(TaskDefinition task) {
+        return jsonMapper.constructType(task.payloadType());
+    }
+}

@@ -1,0 +1,100 @@
+package io.runlane.internal.trigger;
+
+import io.runlane.ConfigurationInvalidException;
+import io.runlane.IdempotencyKeyTtl;
+import io.runlane.KeyResolverException;
+import io.runlane.TriggerOptions;
+import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.jdbc.NewRun;
+import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.registry.TaskDefinition;
+import java.time.Duration;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns a trigger call into a {@link NewRun}: checks the payload, resolves keys (a per-call option wins over the
+ * task's resolver, field by field, S-TR-2), and validates everything before the database is touched, so that bad
+ * input fails with a typed exception and writes nothing (S-ID-1, S-ID-3, S-ID-4, S-IK-6).
+ */
+public final class TriggerPlanner {
+
+    private final RunlaneSettings settings;
+
+    private final PayloadCodec payloads;
+
+    public TriggerPlanner(RunlaneSettings settings, PayloadCodec payloads) {
+        this.settings = settings;
+        this.payloads = payloads;
+    }
+
+    public NewRun plan(TaskDefinition task, @Nullable Object payload, TriggerOptions options) {
+        Object typed = payloads.typedAndValid(task, payload);
+        String idempotencyKey = key(task, "idempotencyKey", options.idempotencyKey(), typed, p -> task.handler().idempotencyKey(p));
+        String singletonKey = key(task, "singletonKey", options.singletonKey(), typed, p -> task.handler().singletonKey(p));
+        String concurrencyKey = key(task, "concurrencyKey", options.concurrencyKey(), typed, p -> task.handler().concurrencyKey(p));
+        String queue = queue(task, options.queue());
+        if (idempotencyKey == null && options.idempotencyKeyTtl() != null) {
+            throw new ConfigurationInvalidException(
+                    "idempotencyKeyTtl", "requires an idempotency key, but the trigger has none (S-IK-6)");
+        }
+        Duration ttl = idempotencyKey == null ? null : retention(task, options.idempotencyKeyTtl());
+        Duration delay = options.delay();
+        if (delay != null && options.runAt() != null) {
+            throw new ConfigurationInvalidException("delay", "cannot be combined with runAt; set one of them");
+        }
+        if (delay != null && delay.isNegative()) {
+            throw new ConfigurationInvalidException("delay", "must not be negative, but was " + delay);
+        }
+        return new NewRun(
+                RunIds.next(),
+                task.id(),
+                queue,
+                payloads.toJson(task, typed),
+                idempotencyKey,
+                ttl,
+                singletonKey,
+                concurrencyKey,
+                task.maxAttempts(),
+                options.runAt(),
+                delay);
+    }
+
+    private static @Nullable String key(
+            TaskDefinition task,
+            String field,
+            @Nullable String override,
+            Object payload,
+            Function<Object, @Nullable String> resolver) {
+        if (override != null) {
+            return KeyRules.requireValid(field, override);
+        }
+        String resolved;
+        try {
+            resolved = resolver.apply(payload);
+        } catch (RuntimeException ex) {
+            throw new KeyResolverException(task.id(), field, ex);
+        }
+        return KeyRules.requireValidOrNull(field, resolved);
+    }
+
+    private String queue(TaskDefinition task, @Nullable String override) {
+        if (override == null) {
+            return task.queue();
+        }
+        KeyRules.requireValid("queue", override);
+        if (!settings.queues().contains(override)) {
+            throw new ConfigurationInvalidException(
+                    "queue", "'" + override + "' is not declared under runlane.queues (S-QC-1)");
+        }
+        return override;
+    }
+
+    /** The retention to store with the run: the call's, else the task's, else the configured default (S-IK-6). */
+    private Duration retention(TaskDefinition task, @Nullable IdempotencyKeyTtl override) {
+        IdempotencyKeyTtl ttl = override != null
+                ? override
+                : task.idempotencyKeyTtl() != null ? task.idempotencyKeyTtl() : settings.defaultIdempotencyKeyTtl();
+        return ttl.isActive() ? Duration.ZERO : ttl.duration();
+    }
+}

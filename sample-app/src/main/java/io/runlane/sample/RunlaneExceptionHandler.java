@@ -1,0 +1,33 @@
+package io.runlane.sample;
+
+import io.runlane.RunlaneException;
+import io.runlane.SingletonConflictException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/** Turns Runlane's exceptions into RFC 9457 problem details that carry the stable error code. */
+@RestControllerAdvice
+class RunlaneExceptionHandler {
+
+    /** Another run of the same resource is active; the client can follow {@code ownerRunId}. */
+    @ExceptionHandler
+    ProblemDetail singletonConflict(SingletonConflictException ex) {
+        ProblemDetail problem = problem(HttpStatus.CONFLICT, ex);
+        problem.setProperty("ownerRunId", ex.ownerRunId());
+        return problem;
+    }
+
+    /** Invalid keys, invalid payloads and unknown tasks: the request cannot be triggered as it is. */
+    @ExceptionHandler
+    ProblemDetail runlaneException(RunlaneException ex) {
+        return problem(HttpStatus.BAD_REQUEST, ex);
+    }
+
+    private static ProblemDetail problem(HttpStatus status, RunlaneException ex) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, ex.getMessage());
+        problem.setProperty("code", ex.code());
+        return problem;
+    }
+}
