@@ -82,6 +82,45 @@ public final class TestRunlane {
         return new JdbcTemplate(dataSource);
     }
 
+    /** Moves an active run to a terminal status through the engine's internal transition (what workers will call). */
+    public io.runlane.Run finish(java.util.UUID runId, io.runlane.RunStatus status) {
+        io.runlane.RunFailure failure = status == io.runlane.RunStatus.FAILED
+                ? new io.runlane.RunFailure("exception", IllegalStateException.class.getName(), "boom")
+                : null;
+        return engine.transitions()
+                .finish(runId, status, failure, "test", null)
+                .orElseThrow(() -> new AssertionError("run " + runId + " was not active"));
+    }
+
+    /**
+     * Makes a finished run look {@code age} older: its finish time and its key's retention move back together, as
+     * if the database clock had advanced. Lets tests probe TTL boundaries without waiting (S-RL-3).
+     */
+    public void age(java.util.UUID runId, java.time.Duration age) {
+        long micros = age.toNanos() / 1000;
+        jdbc().update("UPDATE " + schema() + ".runs SET finished_at = finished_at - make_interval(secs => ? / 1e6),"
+                + " created_at = created_at - make_interval(secs => ? / 1e6) WHERE id = ?", micros, micros, runId);
+        jdbc().update("UPDATE " + schema() + ".idempotency_keys SET retained_until = retained_until"
+                + " - make_interval(secs => ? / 1e6) WHERE run_id = ?", micros, runId);
+    }
+
+    /** The stored retention of a key, or null when it has no row or an active owner. */
+    public java.time.Instant retainedUntil(String taskId, String key) {
+        return jdbc().query("SELECT retained_until FROM " + schema() + ".idempotency_keys WHERE environment = ?"
+                        + " AND task_id = ? AND idempotency_key = ?",
+                        rs -> rs.next() && rs.getObject(1) != null
+                                ? rs.getObject(1, java.time.OffsetDateTime.class).toInstant()
+                                : null,
+                        engine.settings().environment(), taskId, key);
+    }
+
+    /** Whether the key has an ownership row at all (active, retained or expired). */
+    public boolean hasKeyRow(String taskId, String key) {
+        return Boolean.TRUE.equals(jdbc().queryForObject("SELECT exists(SELECT FROM " + schema()
+                + ".idempotency_keys WHERE environment = ? AND task_id = ? AND idempotency_key = ?)",
+                Boolean.class, engine.settings().environment(), taskId, key));
+    }
+
     /** Rows in each of Runlane's tables, to prove that a refused call wrote nothing. */
     public RowCounts rowCounts() {
         JdbcTemplate jdbc = jdbc();
