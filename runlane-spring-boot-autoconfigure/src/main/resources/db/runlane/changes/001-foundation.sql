@@ -45,12 +45,11 @@ CREATE UNIQUE INDEX runs_active_singleton_uq
     ON ${runlane_schema}.runs (environment, task_id, singleton_key)
     WHERE singleton_key IS NOT NULL AND finished_at IS NULL;
 
--- S-OP-1: listing and inspecting runs by task and status.
-CREATE INDEX runs_task_status_idx ON ${runlane_schema}.runs (environment, task_id, status);
-
 --changeset runlane:001-run-events
 CREATE TABLE ${runlane_schema}.run_events (
-    run_id     uuid        NOT NULL REFERENCES ${runlane_schema}.runs (id) ON DELETE CASCADE,
+    -- No foreign key: events are written in the same statement as their run's change and deleted with it by the
+    -- pruner (S-OP-3); an RI check per event would only cost trigger throughput.
+    run_id     uuid        NOT NULL,
     seq        integer     NOT NULL,
     type       text        NOT NULL,
     status     text        NOT NULL,

@@ -43,7 +43,9 @@ class TaskDefinitionReaderTests {
         assertThat(definition.handlerClass()).isEqualTo(PlainTask.class);
         assertThat(definition.payloadClass()).isEqualTo(PlainTask.Payload.class);
         assertThat(definition.payloadType()).isEqualTo(PlainTask.Payload.class);
-        assertThat(definition.idempotencyKeyTtl()).as("resolved at trigger time").isNull();
+        assertThat(definition.idempotencyKeyTtl())
+                .as("resolved at trigger time")
+                .isNull();
         assertThat(definition.maxAttempts()).isEqualTo(5);
         assertThat(definition.backoff()).isNull();
         assertThat(definition.noRetryFor()).isEmpty();
@@ -76,7 +78,9 @@ class TaskDefinitionReaderTests {
         TaskDefinition definition = reader.read(new ListPayloadTask());
 
         assertThat(definition.payloadClass()).isEqualTo(List.class);
-        assertThat(ResolvableType.forType(definition.payloadType()).getGeneric(0).resolve())
+        assertThat(ResolvableType.forType(definition.payloadType())
+                        .getGeneric(0)
+                        .resolve())
                 .isEqualTo(PlainTask.Payload.class);
     }
 
@@ -99,7 +103,8 @@ class TaskDefinitionReaderTests {
         return Stream.of(
                 Arguments.of("an empty id", new EmptyIdTask(), "id must not be empty"),
                 Arguments.of("an id with ':'", new ColonIdTask(), "id must not contain ':'"),
-                Arguments.of("an id with a leading space", new PaddedIdTask(), "id must not start or end with whitespace"),
+                Arguments.of(
+                        "an id with a leading space", new PaddedIdTask(), "id must not start or end with whitespace"),
                 Arguments.of("an id with a tab", new TabIdTask(), "id must not contain control characters"),
                 Arguments.of("an id of 256 characters", new TooLongIdTask(), "id must be at most 255 characters"),
                 Arguments.of("a queue name with ':'", new ColonQueueTask(), "queue must not contain ':'"),
@@ -114,7 +119,8 @@ class TaskDefinitionReaderTests {
                 Arguments.of("a negative backoff", new NegativeBackoffTask(), "backoff"),
                 Arguments.of("no TaskHandler", new NotAHandler(), "does not implement TaskHandler"),
                 Arguments.of("a raw TaskHandler", new RawPayloadTask(), "concrete payload type"),
-                Arguments.of("a type variable as payload", new TypeVariablePayloadTask<String>(), "concrete payload type"));
+                Arguments.of(
+                        "a type variable as payload", new TypeVariablePayloadTask<String>(), "concrete payload type"));
     }
 
     @ParameterizedTest(name = "a declaration with {0} fails naming the class")
@@ -125,7 +131,9 @@ class TaskDefinitionReaderTests {
                 .isInstanceOf(ConfigurationInvalidException.class)
                 .satisfies(ex -> {
                     assertThat(ex.code()).isEqualTo("configuration_invalid");
-                    assertThat(ex.getMessage()).contains(bean.getClass().getName()).contains(reason);
+                    assertThat(ex.getMessage())
+                            .contains(bean.getClass().getName())
+                            .contains(reason);
                 });
     }
 

@@ -20,18 +20,20 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Admits new runs: the single place where idempotency (S-IK) and singleton (S-SK) ownership are taken.
  *
- * <p>The algorithm, for a run with an idempotency key, in one statement (one round trip when it creates a run):
+ * <p>The algorithm, for a run with an idempotency key, in one statement (one round trip when it creates a run, and a
+ * read-only one when the owner is already visible):
  *
  * <ol>
- *   <li>Claim the key with {@code INSERT ... ON CONFLICT DO UPDATE}, taking over an existing row only when its
+ *   <li>Read the current owner (active, or retained and not yet expired: S-IK-2, S-IK-3, S-IK-10). If there is one, it
+ *       is the answer (S-SK-3: before any singleton check) and nothing is locked or written, so duplicates cost a
+ *       read, not a commit to disk.
+ *   <li>Otherwise claim the key with {@code INSERT ... ON CONFLICT DO UPDATE}, taking over an existing row only when its
  *       retention has passed (S-IK-10). PostgreSQL serialises concurrent claims of one key on its primary key: a
  *       waiter sees the first claim once it commits, or inserts itself when it rolls back (S-IK-7). Nobody gets a
  *       unique-constraint error.
  *   <li>Insert the run only if the key was claimed, with {@code ON CONFLICT DO NOTHING} against the partial unique
  *       index of active singleton owners (S-SK-4). Its creation event goes in with it (S-RL-2).
- *   <li>If the key was not claimed, return the owner visible to the statement's snapshot (S-SK-3: before any
- *       singleton check).
- * </ol>
+ *    * </ol>
  *
  * <p>An empty answer has two rare causes, told apart by one compensating statement: the owner committed while the
  * statement waited, so the snapshot cannot see it (a fresh read finds it), or the key was claimed but a singleton
@@ -77,9 +79,13 @@ public final class RunAdmissions {
             + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + "SELECT true AS created, inserted_run.* FROM inserted_run";
 
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY = """
-            WITH claimed_key AS (
+            WITH current_owner AS (
+                SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
+                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                  AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            ), claimed_key AS (
                 INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
-                VALUES (:environment, :taskId, :idempotencyKey, :id)
+                SELECT :environment, :taskId, :idempotencyKey, :id WHERE NOT EXISTS (SELECT FROM current_owner)
                 ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
                     SET run_id = excluded.run_id, retained_until = NULL
                     WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
@@ -89,11 +95,7 @@ public final class RunAdmissions {
             + "),\n" + CREATED_EVENT + """
             SELECT true AS created, inserted_run.* FROM inserted_run
             UNION ALL
-            SELECT false, r.*
-            FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
-            WHERE NOT EXISTS (SELECT FROM claimed_key)
-              AND k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-              AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            SELECT false, current_owner.* FROM current_owner
             """;
 
     /** Undoes a key claim whose run a singleton owner refused; deletes nothing when the claim was someone else's. */

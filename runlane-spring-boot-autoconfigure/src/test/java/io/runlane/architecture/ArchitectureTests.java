@@ -1,0 +1,61 @@
+package io.runlane.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import java.util.regex.Pattern;
+
+/**
+ * The package split of the house style: the public API stands alone, the engine knows nothing of Spring Boot, and
+ * only the auto-configuration wires the two to Boot. Only main classes are analysed.
+ */
+@AnalyzeClasses(
+        packages = "io.runlane",
+        importOptions = {ImportOption.DoNotIncludeTests.class, ArchitectureTests.DoNotIncludeTestClassesFolders.class})
+class ArchitectureTests {
+
+    @ArchTest
+    static final ArchRule onlyTheAutoConfigurationDependsOnSpringBoot = noClasses()
+            .that()
+            .resideOutsideOfPackage("io.runlane.autoconfigure..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.springframework.boot..")
+            .because("the engine must be usable without Spring Boot (tests and benchmarks assemble it by hand)");
+
+    @ArchTest
+    static final ArchRule publicApiDoesNotDependOnTheEngineOrTheAutoConfiguration = noClasses()
+            .that()
+            .resideInAPackage("io.runlane")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.runlane.internal..", "io.runlane.autoconfigure..")
+            .because("applications compile against io.runlane only; everything else may change in any release");
+
+    @ArchTest
+    static final ArchRule engineDoesNotDependOnTheAutoConfiguration = noClasses()
+            .that()
+            .resideInAPackage("io.runlane.internal..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.runlane.autoconfigure..")
+            .because("the auto-configuration wires the engine, never the other way round");
+
+    /**
+     * {@link ImportOption.DoNotIncludeTests} recognises Maven's {@code target/test-classes} only; parallel builds use
+     * other output folders ({@code -Drunlane.build.folder}), whose test classes this option leaves out as well.
+     */
+    static final class DoNotIncludeTestClassesFolders implements ImportOption {
+
+        private static final Pattern TEST_CLASSES = Pattern.compile(".*/test-classes/.*");
+
+        @Override
+        public boolean includes(Location location) {
+            return !location.matches(TEST_CLASSES);
+        }
+    }
+}
