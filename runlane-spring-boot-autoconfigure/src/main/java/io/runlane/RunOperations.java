@@ -25,4 +25,13 @@ public interface RunOperations {
      * return it (S-IK-2, S-IK-3, S-IK-10).
      */
     Optional<Run> findCurrent(String taskId, String idempotencyKey);
+
+    /**
+     * Cancels a run (S-CA-1..4): a waiting run becomes {@code CANCELLED} at once; a running one becomes {@code
+     * CANCELLATION_REQUESTED} and its handler sees that through {@link RunContext#isCancellationRequested()} within
+     * one heartbeat; a terminal run is returned unchanged. The reason is recorded in the run's event.
+     *
+     * @throws RunNotFoundException when there is no such run in this environment
+     */
+    Run cancel(UUID runId, @Nullable String reason);
 }

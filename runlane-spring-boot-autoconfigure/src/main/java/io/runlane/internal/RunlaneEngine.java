@@ -3,7 +3,15 @@ package io.runlane.internal;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.maintenance.LeaseRescuer;
+import io.runlane.internal.maintenance.MaintenanceService;
+import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.worker.RetryPolicy;
+import io.runlane.internal.worker.RunWorker;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
@@ -35,25 +43,62 @@ public final class RunlaneEngine {
 
     private final RunlaneTemplate template;
 
+    private final RunWorker worker;
+
+    private final MaintenanceService maintenance;
+
+    private final LeaseRescuer leaseRescuer;
+
     public RunlaneEngine(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
             RunlaneSettings settings,
             TaskRegistry tasks,
             PayloadCodec payloads) {
+        this(dataSource, transactionManager, settings, ExecutionSettings.defaults(), tasks, payloads,
+                AttemptListener.NONE);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            AttemptListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
+        TransactionTemplate transactions = new TransactionTemplate(transactionManager);
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;
         this.tasks = tasks;
         this.reads = new RunReads(jdbc, sql, environment);
         this.transitions = new RunTransitions(jdbc, sql, environment);
-        RunOperations runs = new DefaultRunOperations(reads);
+        RunOperations runs = new DefaultRunOperations(reads, transitions);
         IdempotencyKeyOperations keys =
                 new DefaultIdempotencyKeyOperations(tasks, new IdempotencyKeyResets(jdbc, sql, environment));
         RunAdmissions admissions =
-                new RunAdmissions(jdbc, new TransactionTemplate(transactionManager), reads, sql, environment);
+                new RunAdmissions(jdbc, transactions, reads, sql, environment);
         this.template = new DefaultRunlaneTemplate(tasks, new TriggerPlanner(settings, payloads), admissions, runs, keys);
+        AttemptOutcomes outcomes = new AttemptOutcomes(jdbc, sql);
+        this.worker = new RunWorker(
+                dataSource,
+                settings,
+                execution,
+                tasks,
+                new RunClaims(jdbc, transactions, sql, environment),
+                outcomes,
+                payloads,
+                template,
+                listener);
+        this.leaseRescuer = new LeaseRescuer(
+                new ExpiredLeases(jdbc, sql, environment),
+                outcomes,
+                tasks,
+                new RetryPolicy(execution),
+                execution.recoveryBatchSize());
+        this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
     }
 
     public RunlaneSettings settings() {
@@ -74,5 +119,19 @@ public final class RunlaneEngine {
 
     public RunTransitions transitions() {
         return transitions;
+    }
+
+    /** The worker; not started until its lifecycle starts it. */
+    public RunWorker worker() {
+        return worker;
+    }
+
+    /** The maintenance jobs; not started until their lifecycle starts them. */
+    public MaintenanceService maintenance() {
+        return maintenance;
+    }
+
+    public LeaseRescuer leaseRescuer() {
+        return leaseRescuer;
     }
 }

@@ -2,7 +2,9 @@ package io.runlane.testsupport;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.TaskHandler;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.worker.AttemptListener;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
@@ -38,11 +40,57 @@ public final class TestRunlane {
     private final RunlaneEngine engine;
 
     private TestRunlane(DataSource dataSource, RunlaneSettings settings, List<TaskHandler<?>> handlers) {
+        this(dataSource, settings, ExecutionSettings.defaults(), AttemptListener.NONE, handlers);
+    }
+
+    private TestRunlane(
+            DataSource dataSource,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            AttemptListener listener,
+            List<TaskHandler<?>> handlers) {
         this.dataSource = dataSource;
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
         TaskRegistry registry = new TaskRegistry(handlers.stream().map(reader::read).toList());
         this.engine = new RunlaneEngine(
-                dataSource, new JdbcTransactionManager(dataSource), settings, registry, PAYLOADS);
+                dataSource, new JdbcTransactionManager(dataSource), settings, execution, registry, PAYLOADS, listener);
+    }
+
+    /**
+     * An instance with execution settings and an attempt listener, schema created if needed. Its worker and
+     * maintenance are not started: call {@link #startWorker()} and {@link #startMaintenance()}.
+     */
+    public static TestRunlane withExecution(
+            DataSource dataSource,
+            String schema,
+            UnaryOperator<RunlaneSettings> settings,
+            ExecutionSettings execution,
+            AttemptListener listener,
+            TaskHandler<?>... handlers) {
+        new RunlaneSchemaInitializer(dataSource, schema).initialize();
+        return new TestRunlane(
+                dataSource, settings.apply(RunlaneSettings.defaults(schema)), execution, listener, Arrays.asList(handlers));
+    }
+
+    public TestRunlane startWorker() {
+        engine.worker().start();
+        return this;
+    }
+
+    public TestRunlane startMaintenance() {
+        engine.maintenance().start();
+        return this;
+    }
+
+    /** Stops the worker (waiting for running attempts up to the shutdown timeout) and maintenance. */
+    public void stop() {
+        engine.worker().stop();
+        engine.maintenance().stop();
+    }
+
+    /** The current state of a run, which must exist. */
+    public io.runlane.Run run(java.util.UUID runId) {
+        return engine.template().runs().get(runId).orElseThrow(() -> new AssertionError("no run " + runId));
     }
 
     /** Creates the schema (if needed) and an engine for these handlers. */

@@ -22,6 +22,6 @@ class ConfirmOrder implements TaskHandler<ConfirmOrder.Payload> {
 
     @Override
     public void run(Payload payload, RunContext context) {
-        logger.info("Confirming order {} (run {}, attempt {})", payload.orderId(), context.runId(), context.attempt());
+        logger.info("Confirming order {} in run {}", payload.orderId(), context.runId());
     }
 }

@@ -30,10 +30,6 @@ class RefreshCustomer implements TaskHandler<RefreshCustomer.Payload> {
 
     @Override
     public void run(Payload payload, RunContext context) {
-        logger.info(
-                "Refreshing customer {} (run {}, attempt {})",
-                payload.customerId(),
-                context.runId(),
-                context.attempt());
+        logger.info("Refreshing customer {} in run {}", payload.customerId(), context.runId());
     }
 }

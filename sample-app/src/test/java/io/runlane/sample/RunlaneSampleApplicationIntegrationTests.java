@@ -15,9 +15,10 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
  * Drives the sample over HTTP. It uses the sample's embedded PostgreSQL unless {@code RUNLANE_TEST_JDBC_URL} names
- * a server; customer ids are random, so repeated runs against one server do not see each other's runs.
+ * a server; customer ids are random, so repeated runs against one server do not see each other's runs. No worker
+ * runs here: triggered runs stay active, which keeps the singleton conflict deterministic.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "runlane.worker.enabled=false")
 @AutoConfigureRestTestClient
 class RunlaneSampleApplicationIntegrationTests {
 

@@ -75,8 +75,18 @@ public final class RunAdmissions {
             )
             """;
 
+    /**
+     * Wakes idle workers (LISTEN/NOTIFY on {@code runlane_<schema>}) when a run is due at once. PostgreSQL delivers
+     * the notification only when the transaction commits, so workers never wake for a run they cannot see yet.
+     */
+    private static final String CREATED_AND_NOTIFIED = """
+            SELECT true AS created, inserted_run.* FROM inserted_run
+            LEFT JOIN LATERAL (SELECT pg_notify('runlane_{schema}', inserted_run.queue)
+                               WHERE inserted_run.status = 'QUEUED') wake ON true
+            """;
+
     private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
-            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + "SELECT true AS created, inserted_run.* FROM inserted_run";
+            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED;
 
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY = """
             WITH current_owner AS (
@@ -92,8 +102,7 @@ public final class RunAdmissions {
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-            + "),\n" + CREATED_EVENT + """
-            SELECT true AS created, inserted_run.* FROM inserted_run
+            + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;

@@ -1,7 +1,6 @@
 package io.runlane.internal.jdbc;
 
 import io.runlane.Run;
-import io.runlane.RunEventType;
 import io.runlane.RunFailure;
 import io.runlane.RunStatus;
 import java.sql.Types;
@@ -12,46 +11,36 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Terminal transitions of a run, each one statement that also releases the run's ownership (S-RL-1, S-RL-2):
- *
- * <ol>
- *   <li>the run moves to its terminal status only if it is still active, and {@code finished_at} is set, which
- *       drops it from the partial unique index of singleton owners (S-SK-1);
- *   <li>a {@code FAILED} owner, or one created with TTL {@code active}, deletes its idempotency row (S-IK-4,
- *       S-IK-5); a {@code SUCCEEDED} or {@code CANCELLED} owner keeps it until {@code finished_at} + the TTL it was
- *       created with (S-IK-3, S-IK-6);
- *   <li>the matching event is appended with the next sequence number.
- * </ol>
- *
- * Workers call {@link #finish} with extra guards (lease, fencing token) added by the execution engine; the
- * ownership rules live here only.
+ * Operator and engine transitions of a run that do not belong to an attempt: finishing an active run, and
+ * cancellation. Each is one statement whose ownership rules come from {@link TransitionSql} (S-RL-1, S-RL-2).
  */
 public final class RunTransitions {
 
-    private static final String FINISH = """
-            WITH finished AS (
-                UPDATE {schema}.runs
-                SET status = :status, finished_at = statement_timestamp(), updated_at = statement_timestamp(),
-                    failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
-                    last_event_seq = last_event_seq + 1
-                WHERE id = :id AND environment = :environment AND finished_at IS NULL
-                RETURNING *
-            ), released_key AS (
-                DELETE FROM {schema}.idempotency_keys k USING finished f
-                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
-                  AND k.run_id = f.id AND (f.status = 'FAILED' OR f.idempotency_key_ttl_ms = 0)
-            ), retained_key AS (
-                UPDATE {schema}.idempotency_keys k
-                SET retained_until = f.finished_at + f.idempotency_key_ttl_ms * interval '1 millisecond'
-                FROM finished f
-                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
-                  AND k.run_id = f.id AND f.status <> 'FAILED' AND f.idempotency_key_ttl_ms > 0
-            ), finished_event AS (
-                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
-                SELECT id, last_event_seq, :eventType, status, finished_at, :actor, :detail FROM finished
-            )
-            SELECT * FROM finished
-            """;
+    private static final String FINISH = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = :status, finished_at = statement_timestamp(), updated_at = statement_timestamp(),
+                failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
+            WHERE id = :id AND environment = :environment AND finished_at IS NULL
+            RETURNING *""",
+            TransitionSql.EVENT_BY_STATUS,
+            ":detail");
+
+    /**
+     * S-CA-1..3: a waiting run is cancelled at once, a running one is asked to stop, anything else is left as it is.
+     */
+    private static final String CANCEL = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = CASE WHEN status = 'RUNNING' THEN 'CANCELLATION_REQUESTED' ELSE 'CANCELLED' END,
+                finished_at = CASE WHEN status = 'RUNNING' THEN NULL ELSE statement_timestamp() END,
+                updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
+            WHERE id = :id AND environment = :environment
+              AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'RUNNING')
+            RETURNING *""",
+            TransitionSql.EVENT_BY_STATUS,
+            ":detail");
 
     private final JdbcClient jdbc;
 
@@ -59,10 +48,13 @@ public final class RunTransitions {
 
     private final String finish;
 
+    private final String cancel;
+
     public RunTransitions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.finish = sql.format(FINISH);
+        this.cancel = sql.format(CANCEL);
     }
 
     /**
@@ -78,7 +70,6 @@ public final class RunTransitions {
                 .addValue("id", runId, Types.OTHER)
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("status", status.name(), Types.VARCHAR)
-                .addValue("eventType", eventType(status).name(), Types.VARCHAR)
                 .addValue("failureCode", failure == null ? null : failure.code(), Types.VARCHAR)
                 .addValue("failureClass", failure == null ? null : failure.exceptionClass(), Types.VARCHAR)
                 .addValue("failureMessage", failure == null ? null : failure.message(), Types.VARCHAR)
@@ -87,12 +78,16 @@ public final class RunTransitions {
         return jdbc.sql(finish).paramSource(params).query(RunRowMapper.INSTANCE).optional();
     }
 
-    private static RunEventType eventType(RunStatus status) {
-        return switch (status) {
-            case SUCCEEDED -> RunEventType.SUCCEEDED;
-            case FAILED -> RunEventType.FAILED;
-            case CANCELLED -> RunEventType.CANCELLED;
-            default -> throw new IllegalArgumentException("Not a terminal status: " + status);
-        };
+    /**
+     * Cancels a run (S-CA-1, S-CA-2): returns the changed run, or empty when it does not exist or was not
+     * cancellable (terminal or already asked to stop), in which case nothing changed (S-CA-3).
+     */
+    public Optional<Run> cancel(UUID runId, String actor, @Nullable String reason) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("actor", actor, Types.VARCHAR)
+                .addValue("detail", reason, Types.VARCHAR);
+        return jdbc.sql(cancel).paramSource(params).query(RunRowMapper.INSTANCE).optional();
     }
 }

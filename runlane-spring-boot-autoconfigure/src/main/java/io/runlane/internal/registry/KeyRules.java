@@ -40,7 +40,7 @@ public final class KeyRules {
             return "must be at most " + MAX_LENGTH + " characters, but has " + length;
         }
         if (value.indexOf(':') >= 0) {
-            return "must not contain ':' (reserved), but was '" + value + "'";
+            return "must not contain ':' (reserved), but has one at index " + value.indexOf(':');
         }
         for (int i = 0; i < value.length(); i++) {
             if (Character.isISOControl(value.charAt(i))) {
@@ -48,7 +48,7 @@ public final class KeyRules {
             }
         }
         if (isSpace(value.charAt(0)) || isSpace(value.charAt(value.length() - 1))) {
-            return "must not start or end with whitespace, but was '" + value + "'";
+            return "must not start or end with whitespace";
         }
         return null;
     }

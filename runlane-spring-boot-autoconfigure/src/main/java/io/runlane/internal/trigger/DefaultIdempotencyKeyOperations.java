@@ -23,7 +23,7 @@ public final class DefaultIdempotencyKeyOperations implements IdempotencyKeyOper
     @Override
     public boolean reset(String taskId, String key) {
         tasks.require(KeyRules.requireValid("taskId", taskId));
-        KeyRules.requireValid("key", key);
+        KeyRules.requireValid("idempotencyKey", key);
         IdempotencyKeyResets.Outcome outcome = resets.reset(taskId, key, OPERATOR);
         if (outcome.activeOwner() != null) {
             throw new IdempotencyKeyActiveException(taskId, key, outcome.activeOwner());

@@ -6,6 +6,7 @@ import io.runlane.RunEvent;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunOperations;
 import io.runlane.internal.jdbc.RunReads;
+import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.registry.KeyRules;
 import java.util.List;
 import java.util.Objects;
@@ -16,10 +17,15 @@ import org.jspecify.annotations.Nullable;
 /** Read operations on runs, scoped to the configured environment (S-OP-1). */
 public final class DefaultRunOperations implements RunOperations {
 
+    static final String OPERATOR = "operator";
+
     private final RunReads reads;
 
-    public DefaultRunOperations(RunReads reads) {
+    private final RunTransitions transitions;
+
+    public DefaultRunOperations(RunReads reads, RunTransitions transitions) {
         this.reads = reads;
+        this.transitions = transitions;
     }
 
     @Override
@@ -45,6 +51,15 @@ public final class DefaultRunOperations implements RunOperations {
         KeyRules.requireValidOrNull("idempotencyKey", idempotencyKey);
         KeyRules.requireValidOrNull("singletonKey", singletonKey);
         return reads.findActive(taskId, idempotencyKey, singletonKey);
+    }
+
+    @Override
+    public Run cancel(UUID runId, @Nullable String reason) {
+        Objects.requireNonNull(runId, "runId");
+        return transitions
+                .cancel(runId, OPERATOR, reason)
+                .or(() -> reads.get(runId))
+                .orElseThrow(() -> new RunNotFoundException(runId));
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.jdbc.Admission;
 import io.runlane.internal.jdbc.NewRun;
 import io.runlane.internal.jdbc.RunAdmissions;
+import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +50,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     @Override
     public TriggerResult trigger(String taskId, Object payload, TriggerOptions options) {
-        Objects.requireNonNull(taskId, "taskId");
-        return admit(planner.plan(tasks.require(taskId), payload, optionsOrNone(options)));
+        return admit(planner.plan(tasks.require(KeyRules.requireValid("taskId", taskId)), payload, optionsOrNone(options)));
     }
 
     @Override
@@ -68,7 +68,8 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
             if (request == null) {
                 throw new ConfigurationInvalidException("requests[" + i + "]", "must not be null");
             }
-            planned.add(planner.plan(tasks.require(request.taskId()), request.payload(), request.options()));
+            String taskId = KeyRules.requireValid("requests[" + i + "].taskId", request.taskId());
+            planned.add(planner.plan(tasks.require(taskId), request.payload(), request.options()));
         }
         return admissions.admitAll(planned).stream().map(DefaultRunlaneTemplate::result).toList();
     }

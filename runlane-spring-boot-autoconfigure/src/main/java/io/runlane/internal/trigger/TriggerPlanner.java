@@ -72,7 +72,8 @@ public final class TriggerPlanner {
         String resolved;
         try {
             resolved = resolver.apply(payload);
-        } catch (RuntimeException ex) {
+        } catch (Exception ex) {
+            // Exception, not RuntimeException: resolvers written in Kotlin or with sneaky throws raise checked ones.
             throw new KeyResolverException(task.id(), field, ex);
         }
         return KeyRules.requireValidOrNull(field, resolved);

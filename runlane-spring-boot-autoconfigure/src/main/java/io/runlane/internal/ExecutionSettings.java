@@ -1,0 +1,143 @@
+package io.runlane.internal;
+
+import io.runlane.ConfigurationInvalidException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How runs execute: the worker, retries, queue concurrency limits and recovery. Free of Spring Boot types, like
+ * {@link RunlaneSettings}; defaults match the documented configuration.
+ *
+ * @param workerEnabled whether this instance claims and executes runs
+ * @param concurrency attempts this instance executes at once
+ * @param pollInterval how often an idle worker looks for due runs (jittered); notifications wake it sooner
+ * @param leaseDuration how long a claim is valid without a heartbeat (S-EX-2)
+ * @param heartbeatInterval how often leases of running attempts are extended (S-EX-2)
+ * @param shutdownTimeout how long a stopping worker waits for running attempts (S-EX-8)
+ * @param queues the queues this instance consumes; empty means all declared queues
+ * @param initialBackoff the first exponential retry delay (S-EX-4)
+ * @param maxBackoff the cap of the exponential retry delay (S-EX-4)
+ * @param concurrencyLimits queue name to the most runs running at once across all instances (S-QC-2)
+ * @param maxFailureMessageLength failure messages are truncated to this many characters (S-EX-5)
+ * @param recoveryInterval how often maintenance recovers expired leases (S-EX-7)
+ * @param recoveryBatchSize expired leases recovered per statement batch
+ */
+public record ExecutionSettings(
+        boolean workerEnabled,
+        int concurrency,
+        Duration pollInterval,
+        Duration leaseDuration,
+        Duration heartbeatInterval,
+        Duration shutdownTimeout,
+        Set<String> queues,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        Map<String, Integer> concurrencyLimits,
+        int maxFailureMessageLength,
+        Duration recoveryInterval,
+        int recoveryBatchSize) {
+
+    public ExecutionSettings {
+        positive("runlane.worker.concurrency", concurrency);
+        positive("runlane.worker.poll-interval", pollInterval);
+        positive("runlane.worker.lease-duration", leaseDuration);
+        positive("runlane.worker.heartbeat-interval", heartbeatInterval);
+        if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
+            throw new ConfigurationInvalidException(
+                    "runlane.worker.heartbeat-interval",
+                    "must be shorter than runlane.worker.lease-duration (" + leaseDuration + "), but was "
+                            + heartbeatInterval);
+        }
+        if (shutdownTimeout.isNegative()) {
+            throw new ConfigurationInvalidException(
+                    "runlane.worker.shutdown-timeout", "must not be negative, but was " + shutdownTimeout);
+        }
+        positive("runlane.retry.initial-backoff", initialBackoff);
+        positive("runlane.retry.max-backoff", maxBackoff);
+        concurrencyLimits.forEach(
+                (queue, limit) -> positive("runlane.queues." + queue + ".concurrency-limit", limit));
+        positive("runlane.failures.max-message-length", maxFailureMessageLength);
+        positive("runlane.recovery.interval", recoveryInterval);
+        positive("runlane.recovery.batch-size", recoveryBatchSize);
+        queues = Set.copyOf(queues);
+        concurrencyLimits = Map.copyOf(concurrencyLimits);
+    }
+
+    public static ExecutionSettings defaults() {
+        return new ExecutionSettings(
+                true,
+                8,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(20),
+                Duration.ofSeconds(30),
+                Set.of(),
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(5),
+                Map.of(),
+                1000,
+                Duration.ofSeconds(15),
+                100);
+    }
+
+    public ExecutionSettings withWorker(int concurrency, Duration pollInterval) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withLease(Duration leaseDuration, Duration heartbeatInterval) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withBackoff(Duration initialBackoff, Duration maxBackoff) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withConcurrencyLimits(Map<String, Integer> concurrencyLimits) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withShutdownTimeout(Duration shutdownTimeout) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withMaxFailureMessageLength(int maxFailureMessageLength) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withRecoveryInterval(Duration recoveryInterval) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    public ExecutionSettings withQueues(Set<String> queues) {
+        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
+                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
+                recoveryInterval, recoveryBatchSize);
+    }
+
+    private static void positive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new ConfigurationInvalidException(property, "must be a positive duration, but was " + value);
+        }
+    }
+
+    private static void positive(String property, Integer value) {
+        if (value == null || value < 1) {
+            throw new ConfigurationInvalidException(property, "must be at least 1, but was " + value);
+        }
+    }
+}

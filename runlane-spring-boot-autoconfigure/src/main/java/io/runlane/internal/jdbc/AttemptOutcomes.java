@@ -1,0 +1,145 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.Run;
+import io.runlane.RunFailure;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Ends attempts. Every statement applies only while the attempt still holds its claim: the run is running and its
+ * fencing token is the attempt's (S-EX-3). A worker that lost its lease (recovered by maintenance, or claimed again
+ * by another worker) therefore changes nothing and learns so from the empty answer. Terminal outcomes release
+ * ownership in the same statement ({@link TransitionSql}).
+ */
+public final class AttemptOutcomes {
+
+    private static final String HELD = """
+            WHERE id = :id AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')""";
+
+    /** Handler returned: SUCCEEDED, or CANCELLED when cancellation had been requested (S-CA-2). */
+    private static final String COMPLETE = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
+                finished_at = statement_timestamp(), updated_at = statement_timestamp(),
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
+            """ + HELD + "\nRETURNING *",
+            TransitionSql.EVENT_BY_STATUS,
+            "NULL");
+
+    /** S-EX-6: the same run waits again without spending retry budget; a requested cancellation wins. */
+    private static final String RELEASE = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'RELEASED' END,
+                finished_at = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN statement_timestamp() END,
+                run_at = CASE WHEN status = 'RUNNING'
+                              THEN statement_timestamp() + :delayMs * interval '1 millisecond' ELSE run_at END,
+                releases = CASE WHEN status = 'RUNNING' THEN releases + 1 ELSE releases END,
+                updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
+                last_event_seq = last_event_seq + 1
+            """ + HELD + "\nRETURNING *",
+            TransitionSql.EVENT_BY_STATUS,
+            ":detail");
+
+    /**
+     * S-EX-4, S-EX-5, S-EX-7: a failed attempt retries after the given delay, or fails the run when no delay is
+     * given. A run whose cancellation was requested does not retry: it ends as {@code :cancelledOutcome}.
+     */
+    private static final String FAIL = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN :cancelledOutcome
+                              WHEN cast(:retryDelayMs AS bigint) IS NOT NULL THEN 'RETRYING' ELSE 'FAILED' END,
+                finished_at = CASE WHEN status = 'RUNNING' AND cast(:retryDelayMs AS bigint) IS NOT NULL THEN NULL
+                                   ELSE statement_timestamp() END,
+                run_at = CASE WHEN status = 'RUNNING' AND cast(:retryDelayMs AS bigint) IS NOT NULL
+                              THEN statement_timestamp() + cast(:retryDelayMs AS bigint) * interval '1 millisecond'
+                              ELSE run_at END,
+                failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
+                updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
+                last_event_seq = last_event_seq + 1
+            """ + HELD + """
+
+              AND (NOT :onlyIfExpired OR lease_expires_at < statement_timestamp())
+            RETURNING *""",
+            "CASE WHEN :onlyIfExpired THEN 'LEASE_EXPIRED' ELSE " + TransitionSql.EVENT_BY_STATUS + " END",
+            ":failureMessage");
+
+    private final JdbcClient jdbc;
+
+    private final String complete;
+
+    private final String release;
+
+    private final String fail;
+
+    public AttemptOutcomes(JdbcClient jdbc, SqlTemplate sql) {
+        this.jdbc = jdbc;
+        this.complete = sql.format(COMPLETE);
+        this.release = sql.format(RELEASE);
+        this.fail = sql.format(FAIL);
+    }
+
+    /** The handler returned. Empty when the attempt no longer holds the run. */
+    public Optional<Run> completeIfHeld(UUID runId, long token, String worker) {
+        return jdbc.sql(complete).paramSource(held(runId, token, worker)).query(RunRowMapper.INSTANCE).optional();
+    }
+
+    /** The handler asked for a release. Empty when the attempt no longer holds the run. */
+    public Optional<Run> releaseIfHeld(UUID runId, long token, String worker, Duration delay, String reason) {
+        MapSqlParameterSource params = held(runId, token, worker)
+                .addValue("delayMs", delay.toMillis(), Types.BIGINT)
+                .addValue("detail", reason, Types.VARCHAR);
+        return jdbc.sql(release).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+    }
+
+    /**
+     * The handler failed. Retries after {@code retryDelay}, or fails the run when it is {@code null}. Empty when the
+     * attempt no longer holds the run.
+     */
+    public Optional<Run> failIfHeld(
+            UUID runId, long token, String worker, RunFailure failure, @Nullable Duration retryDelay) {
+        return fail(runId, token, worker, failure, retryDelay, false, "FAILED");
+    }
+
+    /**
+     * Maintenance: the attempt's lease expired (S-EX-7). Applies only if the lease is still expired when the
+     * statement runs, so a heartbeat that arrived meanwhile wins. A run asked to cancel becomes {@code CANCELLED}
+     * (S-CA-2).
+     */
+    public Optional<Run> expireIfLeaseLapsed(
+            UUID runId, long token, String actor, RunFailure failure, @Nullable Duration retryDelay) {
+        return fail(runId, token, actor, failure, retryDelay, true, "CANCELLED");
+    }
+
+    private Optional<Run> fail(
+            UUID runId,
+            long token,
+            String actor,
+            RunFailure failure,
+            @Nullable Duration retryDelay,
+            boolean onlyIfExpired,
+            String cancelledOutcome) {
+        MapSqlParameterSource params = held(runId, token, actor)
+                .addValue("retryDelayMs", retryDelay == null ? null : retryDelay.toMillis(), Types.BIGINT)
+                .addValue("failureCode", failure.code(), Types.VARCHAR)
+                .addValue("failureClass", failure.exceptionClass(), Types.VARCHAR)
+                .addValue("failureMessage", failure.message(), Types.VARCHAR)
+                .addValue("onlyIfExpired", onlyIfExpired, Types.BOOLEAN)
+                .addValue("cancelledOutcome", cancelledOutcome, Types.VARCHAR);
+        return jdbc.sql(fail).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+    }
+
+    private static MapSqlParameterSource held(UUID runId, long token, String actor) {
+        return new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("token", token, Types.BIGINT)
+                .addValue("actor", actor, Types.VARCHAR);
+    }
+}

@@ -1,0 +1,172 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.RunStatus;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Claims due runs for a worker and keeps their leases alive.
+ *
+ * <p>Claiming (S-EX-1): one statement selects due waiting runs of the worker's queues and known tasks, oldest first,
+ * {@code FOR UPDATE SKIP LOCKED} so that concurrent workers never wait for or take the same row, and at most as many
+ * as the worker has free slots. The same statement moves them to {@code RUNNING}, bumps the attempt count and the
+ * fencing token, sets the lease from the database clock, and appends the {@code CLAIMED} events. Runs of tasks this
+ * instance does not know stay untouched for instances that do (rolling deploys).
+ *
+ * <p>Queues with a concurrency limit (S-QC-2, S-QC-3) are claimed one queue at a time inside a transaction that
+ * first takes a transaction-scoped advisory lock on the queue. Under that lock the count of running runs per
+ * concurrency key is exact, so the statement claims only into free capacity; runs beyond it stay {@code QUEUED}
+ * (S-QC-4). The lock is held only for the claim statement, never while handlers run.
+ *
+ * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds, and report each
+ * run's fencing token and status so that the worker can tell attempts about cancellation and lost leases.
+ */
+public final class RunClaims {
+
+    private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED')";
+
+    private static final String CLAIM_TAIL = """
+            , changed AS (
+                UPDATE {schema}.runs r
+                SET status = 'RUNNING', attempts = r.attempts + 1, fencing_token = r.fencing_token + 1,
+                    lease_owner = :worker, lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond',
+                    updated_at = statement_timestamp(), last_event_seq = r.last_event_seq + 1
+                FROM candidates c WHERE r.id = c.id
+                RETURNING r.*
+            ), claimed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'CLAIMED', status, updated_at, :worker, 'attempt ' || attempts FROM changed
+            )
+            SELECT * FROM changed
+            """;
+
+    private static final String CLAIM = """
+            WITH candidates AS (
+                SELECT id FROM {schema}.runs
+                WHERE status IN %s AND run_at <= statement_timestamp() AND queue IN (:queues)
+                  AND environment = :environment AND task_id IN (:taskIds)
+                ORDER BY run_at
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED
+            )""".formatted(WAITING) + CLAIM_TAIL;
+
+    private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
+
+    private static final String CLAIM_WITHIN_LIMIT = """
+            WITH running AS (
+                SELECT concurrency_key, count(*) AS n FROM {schema}.runs
+                WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND queue = :queue AND environment = :environment
+                GROUP BY concurrency_key
+            ), waiting AS (
+                SELECT id, concurrency_key, run_at FROM {schema}.runs
+                WHERE status IN %s AND run_at <= statement_timestamp() AND queue = :queue
+                  AND environment = :environment AND task_id IN (:taskIds)
+                ORDER BY run_at
+                LIMIT :scan
+                FOR UPDATE SKIP LOCKED
+            ), ranked AS (
+                SELECT w.id, w.run_at,
+                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY w.concurrency_key ORDER BY w.run_at, w.id) AS slot
+                FROM waiting w LEFT JOIN running r ON r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
+            ), candidates AS (
+                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT :limit
+            )""".formatted(WAITING) + CLAIM_TAIL;
+
+    private static final String HEARTBEAT = """
+            UPDATE {schema}.runs
+            SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'
+            WHERE lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND environment = :environment
+            RETURNING id, fencing_token, status
+            """;
+
+    /** What a heartbeat learned about one held run. */
+    public record HeldRun(UUID runId, long fencingToken, RunStatus status) {}
+
+    private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) ->
+            new ClaimedRun(RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases"));
+
+    private final JdbcClient jdbc;
+
+    private final TransactionTemplate transactions;
+
+    private final String environment;
+
+    private final String schema;
+
+    private final String claim;
+
+    private final String claimWithinLimit;
+
+    private final String heartbeat;
+
+    public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
+        this.jdbc = jdbc;
+        this.transactions = transactions;
+        this.environment = environment;
+        this.schema = sql.schema();
+        this.claim = sql.format(CLAIM);
+        this.claimWithinLimit = sql.format(CLAIM_WITHIN_LIMIT);
+        this.heartbeat = sql.format(HEARTBEAT);
+    }
+
+    /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
+    public List<ClaimedRun> claimDue(
+            String worker, Collection<String> queues, Collection<String> taskIds, int limit, Duration lease) {
+        if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
+            return List.of();
+        }
+        MapSqlParameterSource params = common(worker, taskIds, limit, lease).addValue("queues", queues);
+        return jdbc.sql(claim).paramSource(params).query(CLAIMED).list();
+    }
+
+    /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
+    public List<ClaimedRun> claimDueWithinLimit(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, int limit, Duration lease) {
+        if (limit < 1 || taskIds.isEmpty()) {
+            return List.of();
+        }
+        MapSqlParameterSource params = common(worker, taskIds, limit, lease)
+                .addValue("queue", queue, Types.VARCHAR)
+                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
+                .addValue("scan", Math.max(limit, concurrencyLimit) * 10, Types.INTEGER)
+                .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
+        return transactions.execute(status -> {
+            jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
+            return jdbc.sql(claimWithinLimit).paramSource(params).query(CLAIMED).list();
+        });
+    }
+
+    /** Extends the leases of every run this worker holds and reports them (S-EX-2). */
+    public Map<UUID, HeldRun> heartbeat(String worker, Duration lease) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+        return jdbc.sql(heartbeat)
+                .paramSource(params)
+                .query((rs, rowNum) -> new HeldRun(
+                        rs.getObject("id", UUID.class),
+                        rs.getLong("fencing_token"),
+                        RunStatus.valueOf(rs.getString("status"))))
+                .list()
+                .stream()
+                .collect(java.util.stream.Collectors.toMap(HeldRun::runId, held -> held));
+    }
+
+    private MapSqlParameterSource common(String worker, Collection<String> taskIds, int limit, Duration lease) {
+        return new MapSqlParameterSource()
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("taskIds", taskIds)
+                .addValue("limit", limit, Types.INTEGER)
+                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+    }
+}

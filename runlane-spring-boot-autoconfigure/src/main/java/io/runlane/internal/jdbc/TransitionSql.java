@@ -1,0 +1,56 @@
+package io.runlane.internal.jdbc;
+
+/**
+ * The shared tail of every run transition statement. A transition is written as a CTE named {@code changed} that
+ * updates runs and returns them ({@code RETURNING *}); this tail then, in the same statement (S-RL-2, S-SK-1):
+ *
+ * <ol>
+ *   <li>deletes the idempotency row of owners that became {@code FAILED}, or terminal with TTL {@code active}
+ *       (S-IK-4, S-IK-5);
+ *   <li>sets the retention of owners that became {@code SUCCEEDED} or {@code CANCELLED} to finish time + the TTL
+ *       captured at creation (S-IK-3, S-IK-6);
+ *   <li>appends each run's event with the sequence number the update assigned.
+ * </ol>
+ *
+ * Singleton ownership needs no statement: {@code finished_at} leaves the partial unique index when set.
+ */
+final class TransitionSql {
+
+    /** The event type follows the status the run moved to. */
+    static final String EVENT_BY_STATUS = """
+            CASE status WHEN 'RUNNING' THEN 'CLAIMED' WHEN 'RETRYING' THEN 'RETRY_SCHEDULED'
+                        ELSE status END""";
+
+    private static final String TAIL = """
+            , released_key AS (
+                DELETE FROM {schema}.idempotency_keys k USING changed f
+                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
+                  AND k.run_id = f.id
+                  AND (f.status = 'FAILED' OR (f.status IN ('SUCCEEDED', 'CANCELLED') AND f.idempotency_key_ttl_ms = 0))
+            ), retained_key AS (
+                UPDATE {schema}.idempotency_keys k
+                SET retained_until = f.finished_at + f.idempotency_key_ttl_ms * interval '1 millisecond'
+                FROM changed f
+                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
+                  AND k.run_id = f.id AND f.status IN ('SUCCEEDED', 'CANCELLED') AND f.idempotency_key_ttl_ms > 0
+            ), changed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, %s, status, updated_at, :actor, %s FROM changed
+            )
+            SELECT * FROM changed
+            """;
+
+    private TransitionSql() {}
+
+    /**
+     * A complete transition statement.
+     *
+     * @param changedCte the body of the {@code changed} CTE: an {@code UPDATE ... RETURNING *} that also bumps
+     *     {@code last_event_seq}
+     * @param eventType the SQL expression of the event type, evaluated per changed row
+     * @param detail the SQL expression of the event detail
+     */
+    static String transition(String changedCte, String eventType, String detail) {
+        return "WITH changed AS (\n" + changedCte + "\n)" + TAIL.formatted(eventType, detail);
+    }
+}

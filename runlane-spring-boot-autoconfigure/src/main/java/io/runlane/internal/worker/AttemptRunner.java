@@ -1,0 +1,111 @@
+package io.runlane.internal.worker;
+
+import io.runlane.PayloadValidationException;
+import io.runlane.Run;
+import io.runlane.RunFailure;
+import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.trigger.PayloadCodec;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Executes one attempt of a claimed run and records its outcome, fenced by the claim's token (S-EX-3):
+ *
+ * <ol>
+ *   <li>read the payload back and validate it again; if that fails the run fails at once with {@code
+ *       payload_invalid}, without calling the handler (S-ID-4);
+ *   <li>call the handler;
+ *   <li>returned: complete, or release if the handler asked for it (S-EX-6); threw: retry after the policy's delay
+ *       or fail (S-EX-4, S-EX-5). A run whose cancellation was requested ends {@code CANCELLED} when the handler
+ *       returns and {@code FAILED} when it throws (S-CA-2).
+ * </ol>
+ *
+ * An outcome refused because the lease was lost is logged and dropped: the run's newer state wins.
+ */
+final class AttemptRunner {
+
+    private static final Log logger = LogFactory.getLog(AttemptRunner.class);
+
+    private final TaskRegistry tasks;
+
+    private final PayloadCodec payloads;
+
+    private final AttemptOutcomes outcomes;
+
+    private final RetryPolicy retries;
+
+    private final FailureDescriber failures;
+
+    private final AttemptListener listener;
+
+    AttemptRunner(
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            AttemptOutcomes outcomes,
+            RetryPolicy retries,
+            FailureDescriber failures,
+            AttemptListener listener) {
+        this.tasks = tasks;
+        this.payloads = payloads;
+        this.outcomes = outcomes;
+        this.retries = retries;
+        this.failures = failures;
+        this.listener = listener;
+    }
+
+    void run(AttemptContext context, String worker) {
+        ClaimedRun claimed = context.claimed();
+        Run run = claimed.run();
+        TaskDefinition task = tasks.require(run.taskId());
+        long started = System.nanoTime();
+        Object payload;
+        try {
+            payload = payloads.fromJson(task, run.payloadJson());
+        } catch (PayloadValidationException ex) {
+            logger.warn("Run " + run.id() + " of task '" + run.taskId() + "' has an invalid payload: " + ex.getMessage());
+            record(context, outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
+                    started, "payload_invalid");
+            return;
+        }
+        Throwable failure = null;
+        try {
+            task.handler().run(payload, context);
+        } catch (Throwable ex) {
+            failure = ex;
+        }
+        if (failure == null) {
+            AttemptContext.Release release = context.requestedRelease();
+            Optional<Run> after = release == null
+                    ? outcomes.completeIfHeld(run.id(), claimed.fencingToken(), worker)
+                    : outcomes.releaseIfHeld(run.id(), claimed.fencingToken(), worker, release.delay(), release.reason());
+            record(context, after, started, release == null ? "succeeded" : "released");
+            return;
+        }
+        if (failure instanceof Error error && !(failure instanceof AssertionError)) {
+            logger.error("Run " + run.id() + " of task '" + run.taskId() + "' threw an error", error);
+        } else {
+            logger.warn("Attempt " + run.attempts() + " of run " + run.id() + " (task '" + run.taskId() + "') failed",
+                    failure);
+        }
+        Duration retryDelay = retries.retryDelay(task, claimed, failure);
+        RunFailure described = failures.describe(failure);
+        record(context, outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay), started,
+                retryDelay == null ? "failed" : "retried");
+    }
+
+    private void record(AttemptContext context, Optional<Run> after, long startedNanos, String result) {
+        Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+        if (after.isEmpty()) {
+            logger.warn("Outcome '" + result + "' of run " + context.runId() + " attempt " + context.attempt()
+                    + " was refused: the attempt no longer holds the run (lease lost or run cancelled)");
+            listener.attemptEnded(context.claimed(), "lease_lost", took);
+            return;
+        }
+        listener.attemptEnded(context.claimed(), after.get().status().name().toLowerCase(java.util.Locale.ROOT), took);
+    }
+}

@@ -1,0 +1,340 @@
+package io.runlane.internal.worker;
+
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.trigger.PayloadCodec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Claims due runs and executes them, as many at once as {@code runlane.worker.concurrency} allows.
+ *
+ * <p>One polling thread claims runs in batches of exactly as many as there are free slots (S-EX-1) and hands each to
+ * a bounded pool of daemon threads. It polls again at once while claims fill every slot, and otherwise waits for
+ * the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run was triggered), or a slot freed by a
+ * finished attempt. A separate scheduler thread sends heartbeats that extend the leases of every running attempt and
+ * tell attempts about cancellation (S-EX-2, S-CA-2), independently of handler threads, so a CPU-bound handler keeps
+ * its lease.
+ *
+ * <p>Stopping (S-EX-8) stops claiming, waits up to the shutdown timeout for running attempts (their heartbeats go
+ * on meanwhile), then stops heartbeats. Attempts still running after that are never interrupted; their leases
+ * expire and recovery retries them, so no run is lost.
+ */
+public final class RunWorker implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(RunWorker.class);
+
+    private final String workerId;
+
+    private final DataSource dataSource;
+
+    private final RunlaneSettings settings;
+
+    private final ExecutionSettings execution;
+
+    private final TaskRegistry tasks;
+
+    private final RunClaims claims;
+
+    private final AttemptRunner attempts;
+
+    private final RunlaneTemplate template;
+
+    private final AttemptListener listener;
+
+    private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition wakeUp = lock.newCondition();
+
+    private boolean signalled;
+
+    private volatile boolean running;
+
+    private volatile @Nullable Instant lastPoll;
+
+    private volatile @Nullable Throwable lastPollFailure;
+
+    private @Nullable Semaphore slots;
+
+    private @Nullable Thread poller;
+
+    private @Nullable ExecutorService executor;
+
+    private @Nullable ScheduledExecutorService heartbeats;
+
+    private @Nullable WakeUpListener wakeUpListener;
+
+    private @Nullable Thread listenerThread;
+
+    private static final AtomicInteger WORKERS = new AtomicInteger();
+
+    public RunWorker(
+            DataSource dataSource,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            TaskRegistry tasks,
+            RunClaims claims,
+            AttemptOutcomes outcomes,
+            PayloadCodec payloads,
+            RunlaneTemplate template,
+            AttemptListener listener) {
+        this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
+        this.dataSource = dataSource;
+        this.settings = settings;
+        this.execution = execution;
+        this.tasks = tasks;
+        this.claims = claims;
+        this.attempts = new AttemptRunner(
+                tasks,
+                payloads,
+                outcomes,
+                new RetryPolicy(execution),
+                new FailureDescriber(execution.maxFailureMessageLength()),
+                listener);
+        this.template = template;
+        this.listener = listener;
+    }
+
+    /** This worker's identity in leases and events; unique per start of an application instance. */
+    public String workerId() {
+        return workerId;
+    }
+
+    /** Attempts running now. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** When the polling thread last claimed successfully, if ever. */
+    public @Nullable Instant lastPoll() {
+        return lastPoll;
+    }
+
+    /** The last polling failure, cleared by the next successful poll. */
+    public @Nullable Throwable lastPollFailure() {
+        return lastPollFailure;
+    }
+
+    @Override
+    public void start() {
+        lock.lock();
+        try {
+            if (running) {
+                return;
+            }
+            running = true;
+            slots = new Semaphore(execution.concurrency());
+            executor = Executors.newFixedThreadPool(execution.concurrency(), daemonThreads("runlane-attempt-"));
+            heartbeats = Executors.newSingleThreadScheduledExecutor(daemonThreads("runlane-heartbeat-"));
+            long heartbeatMillis = execution.heartbeatInterval().toMillis();
+            heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
+            wakeUpListener = new WakeUpListener(dataSource, settings.schema(), this::wake);
+            listenerThread = daemonThreads("runlane-listener-").newThread(wakeUpListener);
+            listenerThread.start();
+            poller = daemonThreads("runlane-poller-").newThread(this::pollUntilStopped);
+            poller.start();
+        } finally {
+            lock.unlock();
+        }
+        logger.info("Runlane worker " + workerId + " started with " + execution.concurrency() + " slots on queues "
+                + consumedQueues());
+    }
+
+    @Override
+    public void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        wake();
+        join(poller);
+        wakeUpListener.stop();
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
+                        + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        heartbeats.shutdownNow();
+        join(listenerThread);
+        logger.info("Runlane worker " + workerId + " stopped");
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Wakes the polling thread: a run may be due. */
+    public void wake() {
+        lock.lock();
+        try {
+            signalled = true;
+            wakeUp.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void pollUntilStopped() {
+        while (running) {
+            boolean filledEverySlot = false;
+            try {
+                filledEverySlot = pollOnce();
+                lastPoll = Instant.now();
+                lastPollFailure = null;
+            } catch (RuntimeException ex) {
+                lastPollFailure = ex;
+                logger.warn("Claiming runs failed; retrying after the poll interval", ex);
+            }
+            if (!filledEverySlot) {
+                awaitWakeUp(jittered(execution.pollInterval()));
+            }
+        }
+    }
+
+    /** Claims into free slots; returns whether every free slot was filled, so more due runs may be waiting. */
+    private boolean pollOnce() {
+        int free = slots.availablePermits();
+        if (free == 0) {
+            return false;
+        }
+        List<ClaimedRun> claimed = new ArrayList<>();
+        List<String> unlimited = new ArrayList<>();
+        for (String queue : consumedQueues()) {
+            Integer limit = execution.concurrencyLimits().get(queue);
+            if (limit == null) {
+                unlimited.add(queue);
+            }
+        }
+        List<String> taskIds = tasks.all().stream().map(TaskDefinition::id).toList();
+        claimed.addAll(claims.claimDue(workerId, unlimited, taskIds, free, execution.leaseDuration()));
+        for (String queue : consumedQueues()) {
+            Integer limit = execution.concurrencyLimits().get(queue);
+            if (limit != null && claimed.size() < free) {
+                claimed.addAll(claims.claimDueWithinLimit(
+                        workerId, queue, limit, taskIds, free - claimed.size(), execution.leaseDuration()));
+            }
+        }
+        for (ClaimedRun run : claimed) {
+            slots.acquireUninterruptibly();
+            AttemptContext context = new AttemptContext(run, template);
+            inFlight.put(run.run().id(), context);
+            listener.attemptStarted(run);
+            executor.execute(() -> execute(context));
+        }
+        return claimed.size() == free;
+    }
+
+    private void execute(AttemptContext context) {
+        try {
+            attempts.run(context, workerId);
+        } catch (RuntimeException ex) {
+            logger.error("Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
+        } finally {
+            inFlight.remove(context.runId(), context);
+            slots.release();
+            wake();
+        }
+    }
+
+    private void heartbeat() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        try {
+            Map<UUID, RunClaims.HeldRun> held = claims.heartbeat(workerId, execution.leaseDuration());
+            for (AttemptContext context : inFlight.values()) {
+                RunClaims.HeldRun run = held.get(context.runId());
+                if (run == null || run.fencingToken() != context.claimed().fencingToken()) {
+                    if (!context.leaseLost()) {
+                        logger.warn("Run " + context.runId() + " attempt " + context.attempt()
+                                + " lost its lease; its outcome will be refused");
+                    }
+                    context.markLeaseLost();
+                } else if (run.status() == RunStatus.CANCELLATION_REQUESTED) {
+                    context.markCancellationRequested();
+                }
+            }
+        } catch (RuntimeException ex) {
+            logger.warn("Heartbeat failed; leases will be extended at the next one", ex);
+        }
+    }
+
+    private List<String> consumedQueues() {
+        return settings.queues().stream()
+                .filter(queue -> execution.queues().isEmpty() || execution.queues().contains(queue))
+                .sorted()
+                .toList();
+    }
+
+    private void awaitWakeUp(Duration timeout) {
+        lock.lock();
+        try {
+            long nanos = timeout.toNanos();
+            while (!signalled && running && nanos > 0) {
+                nanos = wakeUp.awaitNanos(nanos);
+            }
+            signalled = false;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            running = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static Duration jittered(Duration interval) {
+        double factor = 0.8 + ThreadLocalRandom.current().nextDouble() * 0.4;
+        return Duration.ofNanos((long) (interval.toNanos() * factor));
+    }
+
+    private static CustomizableThreadFactory daemonThreads(String prefix) {
+        CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+        factory.setDaemon(true);
+        return factory;
+    }
+
+    private static void join(@Nullable Thread thread) {
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

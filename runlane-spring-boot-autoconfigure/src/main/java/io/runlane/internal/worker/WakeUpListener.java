@@ -1,0 +1,81 @@
+package io.runlane.internal.worker;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Listens on {@code runlane_<schema>} with one dedicated connection and wakes the worker when a trigger commits a
+ * run that is due at once. Notifications are only a hint: polling stays the source of truth, so a lost connection
+ * costs latency, never runs; the listener reconnects after a pause.
+ */
+final class WakeUpListener implements Runnable {
+
+    private static final Log logger = LogFactory.getLog(WakeUpListener.class);
+
+    private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(5);
+
+    private final DataSource dataSource;
+
+    private final String channel;
+
+    private final Runnable wakeUp;
+
+    private volatile boolean running = true;
+
+    private volatile Connection connection;
+
+    WakeUpListener(DataSource dataSource, String schema, Runnable wakeUp) {
+        this.dataSource = dataSource;
+        this.channel = "runlane_" + schema;
+        this.wakeUp = wakeUp;
+    }
+
+    @Override
+    public void run() {
+        while (running) {
+            try (Connection listening = dataSource.getConnection()) {
+                connection = listening;
+                listening.setAutoCommit(true);
+                try (Statement statement = listening.createStatement()) {
+                    statement.execute("LISTEN " + channel);
+                }
+                PGConnection pg = listening.unwrap(PGConnection.class);
+                wakeUp.run();
+                while (running) {
+                    PGNotification[] notifications = pg.getNotifications(500);
+                    if (notifications != null && notifications.length > 0) {
+                        wakeUp.run();
+                    }
+                }
+            } catch (SQLException | RuntimeException ex) {
+                if (running) {
+                    logger.warn("Listening for new runs failed; polling continues, reconnecting in " + RECONNECT_PAUSE,
+                            ex);
+                    pause();
+                }
+            } finally {
+                connection = null;
+            }
+        }
+    }
+
+    void stop() {
+        running = false;
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(RECONNECT_PAUSE.toMillis());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+}
