@@ -49,6 +49,10 @@ public final class RunlaneEngine {
 
     private final LeaseRescuer leaseRescuer;
 
+    private final RunClaims claims;
+
+    private final AttemptOutcomes outcomes;
+
     public RunlaneEngine(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
@@ -81,13 +85,14 @@ public final class RunlaneEngine {
         RunAdmissions admissions =
                 new RunAdmissions(jdbc, transactions, reads, sql, environment);
         this.template = new DefaultRunlaneTemplate(tasks, new TriggerPlanner(settings, payloads), admissions, runs, keys);
-        AttemptOutcomes outcomes = new AttemptOutcomes(jdbc, sql);
+        this.outcomes = new AttemptOutcomes(jdbc, sql);
+        this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.worker = new RunWorker(
                 dataSource,
                 settings,
                 execution,
                 tasks,
-                new RunClaims(jdbc, transactions, sql, environment),
+                claims,
                 outcomes,
                 payloads,
                 template,
@@ -133,5 +138,13 @@ public final class RunlaneEngine {
 
     public LeaseRescuer leaseRescuer() {
         return leaseRescuer;
+    }
+
+    public RunClaims claims() {
+        return claims;
+    }
+
+    public AttemptOutcomes outcomes() {
+        return outcomes;
     }
 }
