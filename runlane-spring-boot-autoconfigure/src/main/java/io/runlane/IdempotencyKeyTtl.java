@@ -2,6 +2,7 @@ package io.runlane;
 
 import java.time.Duration;
 import java.util.Locale;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.format.annotation.DurationFormat;
@@ -93,8 +94,21 @@ public final class IdempotencyKeyTtl {
         return Objects.hashCode(duration);
     }
 
+    /** The TTL as {@link #parse} reads it: {@code active}, or a duration in its largest exact unit such as {@code 24h}. */
+    @JsonValue
     @Override
     public String toString() {
-        return duration == null ? ACTIVE : duration.toString();
+        if (duration == null) {
+            return ACTIVE;
+        }
+        long millis = duration.toMillis();
+        long[] unitMillis = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+        String[] units = {"d", "h", "m", "s"};
+        for (int i = 0; i < units.length; i++) {
+            if (millis % unitMillis[i] == 0) {
+                return millis / unitMillis[i] + units[i];
+            }
+        }
+        return millis + "ms";
     }
 }

@@ -1,5 +1,6 @@
 package io.runlane;
 
+import com.fasterxml.jackson.annotation.JsonRawValue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -40,7 +41,7 @@ public record Run(
         @Nullable Instant runAt,
         @Nullable Instant finishedAt,
         @Nullable RunFailure failure,
-        String payloadJson,
+        @JsonRawValue String payloadJson,
         @Nullable UUID sourceRunId,
         @Nullable String concurrencyKey,
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl) {

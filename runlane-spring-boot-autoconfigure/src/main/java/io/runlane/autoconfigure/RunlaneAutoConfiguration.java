@@ -12,6 +12,15 @@ import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.maintenance.MaintenanceService;
+import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.worker.CompositeAttemptListener;
+import io.runlane.internal.worker.RunWorker;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,6 +77,38 @@ public final class RunlaneAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties) {
+        RunlaneProperties.Worker worker = properties.getWorker();
+        Map<String, Integer> limits = new LinkedHashMap<>();
+        properties.getQueues().forEach((name, queue) -> {
+            if (queue.getConcurrencyLimit() != null) {
+                limits.put(name, queue.getConcurrencyLimit());
+            }
+        });
+        for (String queue : worker.getQueues()) {
+            if (!queue.equals(RunlaneSettings.DEFAULT_QUEUE) && !properties.getQueues().containsKey(queue)) {
+                throw new io.runlane.ConfigurationInvalidException(
+                        "runlane.worker.queues", "names queue '" + queue + "', which is not declared under runlane.queues");
+            }
+        }
+        return new ExecutionSettings(
+                worker.isEnabled(),
+                worker.getConcurrency(),
+                worker.getPollInterval(),
+                worker.getLeaseDuration(),
+                worker.getHeartbeatInterval(),
+                worker.getShutdownTimeout(),
+                Set.copyOf(worker.getQueues()),
+                properties.getRetry().getInitialBackoff(),
+                properties.getRetry().getMaxBackoff(),
+                limits,
+                properties.getFailures().getMaxMessageLength(),
+                properties.getRecovery().getInterval(),
+                properties.getRecovery().getBatchSize());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", matchIfMissing = true)
     RunlaneSchemaInitializer runlaneSchemaInitializer(DataSource dataSource, RunlaneSettings settings) {
         return new RunlaneSchemaInitializer(dataSource, settings.schema());
@@ -96,14 +137,35 @@ public final class RunlaneAutoConfiguration {
             DataSource dataSource,
             ObjectProvider<PlatformTransactionManager> transactionManager,
             RunlaneSettings settings,
+            ExecutionSettings execution,
             TaskRegistry tasks,
-            PayloadCodec payloads) {
+            PayloadCodec payloads,
+            ObjectProvider<AttemptListener> listeners) {
+        List<AttemptListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,
                 transactionManager.getIfUnique(() -> new JdbcTransactionManager(dataSource)),
                 settings,
+                execution,
                 tasks,
-                payloads);
+                payloads,
+                CompositeAttemptListener.of(all));
+    }
+
+    /** The worker; a lifecycle bean, so Spring starts it after every singleton and stops it first (S-EX-8). */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
+    RunWorker runlaneWorker(RunlaneEngine engine) {
+        return engine.worker();
+    }
+
+    /** Recovery of expired leases; a lifecycle bean. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.recovery.enabled", matchIfMissing = true)
+    MaintenanceService runlaneMaintenance(RunlaneEngine engine) {
+        return engine.maintenance();
     }
 
     @Bean

@@ -1,6 +1,8 @@
 package io.runlane.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +24,13 @@ public class RunlaneProperties {
 
     private final Retry retry = new Retry();
 
-    /** Declared queues by name; the queue {@code default} always exists. */
+    private final Worker worker = new Worker();
+
+    private final Recovery recovery = new Recovery();
+
+    private final Failures failures = new Failures();
+
+    /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
 
     public boolean isEnabled() {
@@ -55,6 +63,151 @@ public class RunlaneProperties {
 
     public Map<String, Queue> getQueues() {
         return queues;
+    }
+
+    public Worker getWorker() {
+        return worker;
+    }
+
+    public Recovery getRecovery() {
+        return recovery;
+    }
+
+    public Failures getFailures() {
+        return failures;
+    }
+
+    /** The worker that claims and executes runs on this instance. */
+    public static class Worker {
+
+        /** Whether this instance executes runs; producers-only instances set it to false. */
+        private boolean enabled = true;
+
+        /** Attempts this instance executes at once. */
+        private int concurrency = 8;
+
+        /** How often an idle worker looks for due runs (jittered); new runs wake it sooner. */
+        private Duration pollInterval = Duration.ofSeconds(1);
+
+        /** How long a claim is valid without a heartbeat. */
+        private Duration leaseDuration = Duration.ofSeconds(60);
+
+        /** How often leases of running attempts are extended. */
+        private Duration heartbeatInterval = Duration.ofSeconds(20);
+
+        /** How long stopping waits for running attempts before leaving them to lease expiry. */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        /** Queues this instance consumes; empty means every declared queue. */
+        private List<String> queues = new ArrayList<>();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Duration getLeaseDuration() {
+            return leaseDuration;
+        }
+
+        public void setLeaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
+        }
+    }
+
+    /** Recovery of runs whose worker died (expired leases). */
+    public static class Recovery {
+
+        /** Whether this instance recovers expired leases; safe to run on every instance at once. */
+        private boolean enabled = true;
+
+        /** How often expired leases are looked for (jittered). */
+        private Duration interval = Duration.ofSeconds(15);
+
+        /** Expired leases recovered per batch. */
+        private int batchSize = 100;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+
+    /** How failures are stored. */
+    public static class Failures {
+
+        /** Failure messages are truncated to this many characters; stack traces go to the log. */
+        private int maxMessageLength = 1000;
+
+        public int getMaxMessageLength() {
+            return maxMessageLength;
+        }
+
+        public void setMaxMessageLength(int maxMessageLength) {
+            this.maxMessageLength = maxMessageLength;
+        }
     }
 
     /** Where Runlane's tables live and who creates them. */
@@ -138,7 +291,7 @@ public class RunlaneProperties {
     /** One declared queue. */
     public static class Queue {
 
-        /** The most runs of this queue running at once across all instances; unset means no limit. */
+        /** The most runs of this queue running at once across all instances (per concurrency key); unset: no limit. */
         private @Nullable Integer concurrencyLimit;
 
         public @Nullable Integer getConcurrencyLimit() {

@@ -57,7 +57,8 @@ class RunlaneAutoConfigurationIntegrationTests {
 
     @Test
     void schemaIsCreatedAtStartUpAndATriggerIsStored() {
-        try (ConfigurableApplicationContext context = start(OrdersApplication.class, Map.of())) {
+        try (ConfigurableApplicationContext context =
+                start(OrdersApplication.class, Map.of("runlane.worker.enabled", "false"))) {
             assertThat(context.getBeansOfType(RunlaneSchemaInitializer.class)).hasSize(1);
             assertThat(tableExists("runs")).isTrue();
             assertThat(tableExists("run_events")).isTrue();
@@ -82,7 +83,8 @@ class RunlaneAutoConfigurationIntegrationTests {
 
     @Test
     void applicationBeanUsingTheDatabaseStartsAfterTheSchemaInitializer() {
-        try (ConfigurableApplicationContext context = start(OrdersApplication.class, Map.of())) {
+        try (ConfigurableApplicationContext context =
+                start(OrdersApplication.class, Map.of("runlane.worker.enabled", "false"))) {
             assertThat(context.getBean(RunCountAtStartUp.class).runs())
                     .as("the application's JdbcTemplate bean waited for Runlane's schema")
                     .isZero();
@@ -101,11 +103,13 @@ class RunlaneAutoConfigurationIntegrationTests {
     @Test
     void secondStartOnTheSameSchemaKeepsItsRuns() {
         TriggerResult first;
-        try (ConfigurableApplicationContext context = start(OrdersApplication.class, Map.of())) {
+        try (ConfigurableApplicationContext context =
+                start(OrdersApplication.class, Map.of("runlane.worker.enabled", "false"))) {
             first = context.getBean(RunlaneTemplate.class)
                     .trigger(ConfirmOrder.class, new ConfirmOrder.Payload("o-it-restart", 1));
         }
-        try (ConfigurableApplicationContext context = start(OrdersApplication.class, Map.of())) {
+        try (ConfigurableApplicationContext context =
+                start(OrdersApplication.class, Map.of("runlane.worker.enabled", "false"))) {
             assertThat(context.getBean(RunCountAtStartUp.class).runs()).isEqualTo(1);
             TriggerResult again = context.getBean(RunlaneTemplate.class)
                     .trigger(ConfirmOrder.class, new ConfirmOrder.Payload("o-it-restart", 1));

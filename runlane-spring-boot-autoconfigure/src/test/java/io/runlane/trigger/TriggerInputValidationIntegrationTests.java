@@ -185,7 +185,7 @@ class TriggerInputValidationIntegrationTests {
                 () -> template.triggerAll(List.of(
                         TriggerRequest.of("mail.send", new SendMail.Payload("a@example.com")),
                         TriggerRequest.of("mail:send", new SendMail.Payload("b@example.com")))));
-        assertNamesTheField(ex, "taskId");
+        assertNamesTheField(ex, "requests[1].taskId");
     }
 
     /** S-ID-1 */
