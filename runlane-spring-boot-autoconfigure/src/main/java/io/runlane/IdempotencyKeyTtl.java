@@ -1,8 +1,8 @@
 package io.runlane;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.util.Locale;
-import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.format.annotation.DurationFormat;
@@ -69,8 +69,7 @@ public final class IdempotencyKeyTtl {
     private static ConfigurationInvalidException invalid(String value, @Nullable Throwable cause) {
         return new ConfigurationInvalidException(
                 "idempotencyKeyTtl",
-                "must be 'active' or a positive duration such as '30s', '15m', '24h' or '7d', but was '" + value
-                        + "'",
+                "must be 'active' or a positive duration such as '30s', '15m', '24h' or '7d', but was '" + value + "'",
                 cause);
     }
 

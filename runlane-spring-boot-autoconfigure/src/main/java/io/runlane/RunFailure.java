@@ -9,4 +9,7 @@ import org.jspecify.annotations.Nullable;
  * @param exceptionClass the exception's class name, when an exception caused it
  * @param message the truncated message
  */
-public record RunFailure(String code, @Nullable String exceptionClass, @Nullable String message) {}
+public record RunFailure(
+        String code,
+        @Nullable String exceptionClass,
+        @Nullable String message) {}

@@ -53,7 +53,12 @@ public final class RunlaneBenchmarks {
         public void run(Payload payload, RunContext context) {}
     }
 
-    private record Row(String scenario, int threads, Measurement.Rounds subject, Measurement.Rounds baseline, String baselineName) {
+    private record Row(
+            String scenario,
+            int threads,
+            Measurement.Rounds subject,
+            Measurement.Rounds baseline,
+            String baselineName) {
 
         double ratio() {
             return subject.median() / baseline.median();
@@ -73,8 +78,9 @@ public final class RunlaneBenchmarks {
                 case "--quick" -> quick = true;
                 case "--jdbc-url" -> jdbcUrl = args[++i];
                 case "--results" -> results = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("Unknown argument: " + args[i]
-                        + " (expected --quick, --jdbc-url URL, --results PATH)");
+                default ->
+                    throw new IllegalArgumentException(
+                            "Unknown argument: " + args[i] + " (expected --quick, --jdbc-url URL, --results PATH)");
             }
         }
         long roundMillis = quick ? 1_000 : 5_000;
@@ -104,7 +110,8 @@ public final class RunlaneBenchmarks {
         RunlaneSettings settings = RunlaneSettings.defaults(SCHEMA);
         PayloadCodec payloads = new PayloadCodec(
                 JsonMapper.builder().findAndAddModules().build(),
-                new BeanValidationPayloadValidator(Validation.buildDefaultValidatorFactory().getValidator()));
+                new BeanValidationPayloadValidator(
+                        Validation.buildDefaultValidatorFactory().getValidator()));
         TaskRegistry tasks = new TaskRegistry(List.of(new TaskDefinitionReader(settings).read(new BenchTask())));
         return new RunlaneEngine(pool, new JdbcTransactionManager(pool), settings, tasks, payloads);
     }
@@ -120,14 +127,14 @@ public final class RunlaneBenchmarks {
                 rounds,
                 (worker, sequence) -> runlane.trigger(
                         "bench.trigger", new BenchTask.Payload(prefix + "-" + sequence), TriggerOptions.none()),
-                (worker, sequence) -> jdbc.update(
-                        insert, UUID.randomUUID(), "{\"orderId\":\"" + prefix + "-" + sequence + "\"}"));
+                (worker, sequence) ->
+                        jdbc.update(insert, UUID.randomUUID(), "{\"orderId\":\"" + prefix + "-" + sequence + "\"}"));
         return new Row("trigger, new runs", threads, measured[0], measured[1], "JDBC insert + commit");
     }
 
     /** Trigger with an existing key (RETURNED_EXISTING) vs a plain primary-key lookup. */
-    private static Row triggerDuplicates(RunlaneTemplate runlane, JdbcTemplate jdbc, int threads, long millis, int rounds)
-            throws Exception {
+    private static Row triggerDuplicates(
+            RunlaneTemplate runlane, JdbcTemplate jdbc, int threads, long millis, int rounds) throws Exception {
         int keys = 1_000;
         String prefix = "dup-" + UUID.randomUUID();
         List<UUID> baselineIds = new ArrayList<>();
@@ -144,7 +151,8 @@ public final class RunlaneBenchmarks {
                 rounds,
                 (worker, sequence) -> runlane.trigger(
                         "bench.trigger",
-                        new BenchTask.Payload(prefix + "-" + ThreadLocalRandom.current().nextInt(keys)),
+                        new BenchTask.Payload(
+                                prefix + "-" + ThreadLocalRandom.current().nextInt(keys)),
                         TriggerOptions.none()),
                 (worker, sequence) -> jdbc.queryForMap(
                         lookup, baselineIds.get(ThreadLocalRandom.current().nextInt(keys))));
@@ -155,22 +163,45 @@ public final class RunlaneBenchmarks {
             throws IOException {
         StringBuilder out = new StringBuilder();
         out.append("# Runlane benchmark results\n\n");
-        out.append("- date: ").append(LocalDate.now()).append(quick ? " (quick mode: 1 round of 1 s)" : " (3 rounds of 5 s after a warm-up round)").append('\n');
-        out.append("- machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
-                .append(ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                        ? os.getTotalMemorySize() / (1024 * 1024 * 1024) + " GiB memory"
-                        : "memory unknown")
+        out.append("- date: ")
+                .append(LocalDate.now())
+                .append(quick ? " (quick mode: 1 round of 1 s)" : " (3 rounds of 5 s after a warm-up round)")
                 .append('\n');
-        out.append("- Java: ").append(System.getProperty("java.vm.name")).append(' ')
-                .append(System.getProperty("java.version")).append('\n');
-        out.append("- PostgreSQL: ").append(database.serverVersion(jdbc)).append(" (").append(database.describe())
+        out.append("- machine: ")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" cores, ")
+                .append(
+                        ManagementFactory.getOperatingSystemMXBean()
+                                        instanceof com.sun.management.OperatingSystemMXBean os
+                                ? os.getTotalMemorySize() / (1024 * 1024 * 1024) + " GiB memory"
+                                : "memory unknown")
+                .append('\n');
+        out.append("- Java: ")
+                .append(System.getProperty("java.vm.name"))
+                .append(' ')
+                .append(System.getProperty("java.version"))
+                .append('\n');
+        out.append("- PostgreSQL: ")
+                .append(database.serverVersion(jdbc))
+                .append(" (")
+                .append(database.describe())
                 .append(")\n\n");
-        out.append("| scenario | threads | Runlane ops/s (median, min-max) | baseline | baseline ops/s (median, min-max) | ratio |\n");
+        out.append(
+                "| scenario | threads | Runlane ops/s (median, min-max) | baseline | baseline ops/s (median, min-max) | ratio |\n");
         out.append("|---|---:|---:|---|---:|---:|\n");
         for (Row row : rows) {
-            out.append(String.format(Locale.ROOT, "| %s | %d | %.0f (%.0f-%.0f) | %s | %.0f (%.0f-%.0f) | %.2f |%n",
-                    row.scenario(), row.threads(), row.subject().median(), row.subject().min(), row.subject().max(),
-                    row.baselineName(), row.baseline().median(), row.baseline().min(), row.baseline().max(),
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %.0f (%.0f-%.0f) | %s | %.0f (%.0f-%.0f) | %.2f |%n",
+                    row.scenario(),
+                    row.threads(),
+                    row.subject().median(),
+                    row.subject().min(),
+                    row.subject().max(),
+                    row.baselineName(),
+                    row.baseline().median(),
+                    row.baseline().min(),
+                    row.baseline().max(),
                     row.ratio()));
         }
         return out.toString();

@@ -4,16 +4,16 @@ import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.worker.AttemptListener;
 import io.runlane.internal.worker.CompositeAttemptListener;
 import io.runlane.internal.worker.RunWorker;
@@ -64,8 +64,7 @@ public final class RunlaneAutoConfiguration {
         try {
             defaultTtl = IdempotencyKeyTtl.parse(properties.getIdempotency().getDefaultTtl());
         } catch (RunlaneException ex) {
-            throw new io.runlane.ConfigurationInvalidException(
-                    "runlane.idempotency.default-ttl", ex.getMessage(), ex);
+            throw new io.runlane.ConfigurationInvalidException("runlane.idempotency.default-ttl", ex.getMessage(), ex);
         }
         return new RunlaneSettings(
                 properties.getEnvironment(),
@@ -86,9 +85,11 @@ public final class RunlaneAutoConfiguration {
             }
         });
         for (String queue : worker.getQueues()) {
-            if (!queue.equals(RunlaneSettings.DEFAULT_QUEUE) && !properties.getQueues().containsKey(queue)) {
+            if (!queue.equals(RunlaneSettings.DEFAULT_QUEUE)
+                    && !properties.getQueues().containsKey(queue)) {
                 throw new io.runlane.ConfigurationInvalidException(
-                        "runlane.worker.queues", "names queue '" + queue + "', which is not declared under runlane.queues");
+                        "runlane.worker.queues",
+                        "names queue '" + queue + "', which is not declared under runlane.queues");
             }
         }
         return new ExecutionSettings(
@@ -125,9 +126,11 @@ public final class RunlaneAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodec runlanePayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadValidator> validator) {
+    PayloadCodec runlanePayloadCodec(
+            ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadValidator> validator) {
         return new PayloadCodec(
-                jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()),
+                jsonMapper.getIfAvailable(
+                        () -> JsonMapper.builder().findAndAddModules().build()),
                 validator.getIfAvailable(() -> PayloadValidator.NONE));
     }
 

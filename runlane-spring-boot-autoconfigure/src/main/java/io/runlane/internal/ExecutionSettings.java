@@ -55,8 +55,7 @@ public record ExecutionSettings(
         }
         positive("runlane.retry.initial-backoff", initialBackoff);
         positive("runlane.retry.max-backoff", maxBackoff);
-        concurrencyLimits.forEach(
-                (queue, limit) -> positive("runlane.queues." + queue + ".concurrency-limit", limit));
+        concurrencyLimits.forEach((queue, limit) -> positive("runlane.queues." + queue + ".concurrency-limit", limit));
         positive("runlane.failures.max-message-length", maxFailureMessageLength);
         positive("runlane.recovery.interval", recoveryInterval);
         positive("runlane.recovery.batch-size", recoveryBatchSize);
@@ -82,51 +81,139 @@ public record ExecutionSettings(
     }
 
     public ExecutionSettings withWorker(int concurrency, Duration pollInterval) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withLease(Duration leaseDuration, Duration heartbeatInterval) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withBackoff(Duration initialBackoff, Duration maxBackoff) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withConcurrencyLimits(Map<String, Integer> concurrencyLimits) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withShutdownTimeout(Duration shutdownTimeout) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withMaxFailureMessageLength(int maxFailureMessageLength) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withRecoveryInterval(Duration recoveryInterval) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     public ExecutionSettings withQueues(Set<String> queues) {
-        return new ExecutionSettings(workerEnabled, concurrency, pollInterval, leaseDuration, heartbeatInterval,
-                shutdownTimeout, queues, initialBackoff, maxBackoff, concurrencyLimits, maxFailureMessageLength,
-                recoveryInterval, recoveryBatchSize);
+        return new ExecutionSettings(
+                workerEnabled,
+                concurrency,
+                pollInterval,
+                leaseDuration,
+                heartbeatInterval,
+                shutdownTimeout,
+                queues,
+                initialBackoff,
+                maxBackoff,
+                concurrencyLimits,
+                maxFailureMessageLength,
+                recoveryInterval,
+                recoveryBatchSize);
     }
 
     private static void positive(String property, Duration value) {

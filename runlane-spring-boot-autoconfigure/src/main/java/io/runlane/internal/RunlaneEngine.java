@@ -6,22 +6,22 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
-import io.runlane.internal.jdbc.RunClaims;
-import io.runlane.internal.maintenance.LeaseRescuer;
-import io.runlane.internal.maintenance.MaintenanceService;
-import io.runlane.internal.worker.AttemptListener;
-import io.runlane.internal.worker.RetryPolicy;
-import io.runlane.internal.worker.RunWorker;
 import io.runlane.internal.jdbc.RunAdmissions;
+import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.LeaseRescuer;
+import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.trigger.DefaultIdempotencyKeyOperations;
 import io.runlane.internal.trigger.DefaultRunOperations;
 import io.runlane.internal.trigger.DefaultRunlaneTemplate;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.TriggerPlanner;
+import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.worker.RetryPolicy;
+import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -59,7 +59,13 @@ public final class RunlaneEngine {
             RunlaneSettings settings,
             TaskRegistry tasks,
             PayloadCodec payloads) {
-        this(dataSource, transactionManager, settings, ExecutionSettings.defaults(), tasks, payloads,
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                ExecutionSettings.defaults(),
+                tasks,
+                payloads,
                 AttemptListener.NONE);
     }
 
@@ -82,21 +88,13 @@ public final class RunlaneEngine {
         RunOperations runs = new DefaultRunOperations(reads, transitions);
         IdempotencyKeyOperations keys =
                 new DefaultIdempotencyKeyOperations(tasks, new IdempotencyKeyResets(jdbc, sql, environment));
-        RunAdmissions admissions =
-                new RunAdmissions(jdbc, transactions, reads, sql, environment);
-        this.template = new DefaultRunlaneTemplate(tasks, new TriggerPlanner(settings, payloads), admissions, runs, keys);
+        RunAdmissions admissions = new RunAdmissions(jdbc, transactions, reads, sql, environment);
+        this.template =
+                new DefaultRunlaneTemplate(tasks, new TriggerPlanner(settings, payloads), admissions, runs, keys);
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
-        this.worker = new RunWorker(
-                dataSource,
-                settings,
-                execution,
-                tasks,
-                claims,
-                outcomes,
-                payloads,
-                template,
-                listener);
+        this.worker =
+                new RunWorker(dataSource, settings, execution, tasks, claims, outcomes, payloads, template, listener);
         this.leaseRescuer = new LeaseRescuer(
                 new ExpiredLeases(jdbc, sql, environment),
                 outcomes,

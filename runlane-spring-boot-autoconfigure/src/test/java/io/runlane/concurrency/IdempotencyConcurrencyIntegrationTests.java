@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunStatus;
-import io.runlane.TriggerOptions;
-import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
@@ -51,7 +49,8 @@ class IdempotencyConcurrencyIntegrationTests {
     @BeforeAll
     static void start() {
         dataSource = TestDatabase.newDataSource(64);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "ik_concurrency"), TestTasks.all());
+        runlane =
+                TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "ik_concurrency"), TestTasks.all());
     }
 
     @AfterAll
@@ -63,11 +62,14 @@ class IdempotencyConcurrencyIntegrationTests {
         assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
         List<TriggerResult> results = outcomes.stream().map(Outcome::value).toList();
         assertThat(results).filteredOn(TriggerResult::created).hasSize(1);
-        assertThat(results).extracting(TriggerResult::runId).containsOnly(results.get(0).runId());
-        assertThat(runlane.jdbc().queryForObject(
-                        "SELECT count(*) FROM " + runlane.schema() + ".runs WHERE idempotency_key = ?",
-                        Long.class,
-                        results.get(0).run().idempotencyKey()))
+        assertThat(results)
+                .extracting(TriggerResult::runId)
+                .containsOnly(results.get(0).runId());
+        assertThat(runlane.jdbc()
+                        .queryForObject(
+                                "SELECT count(*) FROM " + runlane.schema() + ".runs WHERE idempotency_key = ?",
+                                Long.class,
+                                results.get(0).run().idempotencyKey()))
                 .isOne();
     }
 
@@ -76,8 +78,9 @@ class IdempotencyConcurrencyIntegrationTests {
     void sixtyFourThreadsTriggeringOneKeyCreateOneRun() {
         String customer = "c-" + UUID.randomUUID();
 
-        List<Outcome<TriggerResult>> outcomes = Concurrently.run(64, i -> () -> runlane.template()
-                .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)));
+        List<Outcome<TriggerResult>> outcomes = Concurrently.run(
+                64,
+                i -> () -> runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)));
 
         assertOneCreatedAndTheSameRunForAll(outcomes);
     }
@@ -85,14 +88,20 @@ class IdempotencyConcurrencyIntegrationTests {
     @RepeatedTest(3)
     @DisplayName("S-IK-7: the same across four data sources acting as four application instances")
     void severalDataSourcesTriggeringOneKeyCreateOneRun() {
-        List<HikariDataSource> pools = IntStream.range(0, 4).mapToObj(i -> TestDatabase.newDataSource(16)).toList();
+        List<HikariDataSource> pools = IntStream.range(0, 4)
+                .mapToObj(i -> TestDatabase.newDataSource(16))
+                .toList();
         try {
-            List<TestRunlane> instances = pools.stream().map(runlane::instanceOn).toList();
+            List<TestRunlane> instances =
+                    pools.stream().map(runlane::instanceOn).toList();
             String orderId = "o-" + UUID.randomUUID();
 
-            List<Outcome<TriggerResult>> outcomes = Concurrently.run(64, i -> () -> instances.get(i % 4)
-                    .template()
-                    .trigger("orders.confirm", new ConfirmOrder.Payload(orderId, 1)));
+            List<Outcome<TriggerResult>> outcomes = Concurrently.run(
+                    64,
+                    i -> () -> instances
+                            .get(i % 4)
+                            .template()
+                            .trigger("orders.confirm", new ConfirmOrder.Payload(orderId, 1)));
 
             assertOneCreatedAndTheSameRunForAll(outcomes);
         } finally {
@@ -105,9 +114,8 @@ class IdempotencyConcurrencyIntegrationTests {
     @DisplayName("S-IK-7: when the first inserter rolls back, a waiting caller creates the run instead")
     void waiterCreatesTheRunWhenTheFirstInserterRollsBack(String taskId) throws Exception {
         String id = "id-" + UUID.randomUUID();
-        Object payload = taskId.equals("orders.confirm")
-                ? new ConfirmOrder.Payload(id, 1)
-                : new RefreshCustomer.Payload(id);
+        Object payload =
+                taskId.equals("orders.confirm") ? new ConfirmOrder.Payload(id, 1) : new RefreshCustomer.Payload(id);
         TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
         CountDownLatch inserted = new CountDownLatch(1);
         CountDownLatch rollBack = new CountDownLatch(1);
@@ -126,18 +134,20 @@ class IdempotencyConcurrencyIntegrationTests {
             assertThat(inserted.await(30, TimeUnit.SECONDS)).isTrue();
             List<CompletableFuture<TriggerResult>> waiters = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                waiters.add(CompletableFuture.supplyAsync(
-                        () -> runlane.template().trigger(taskId, payload),
-                        executor));
+                waiters.add(
+                        CompletableFuture.supplyAsync(() -> runlane.template().trigger(taskId, payload), executor));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> blockedOnLocks() >= 8);
 
             rollBack.countDown();
 
             UUID rolledBack = first.get(30, TimeUnit.SECONDS);
-            List<TriggerResult> results = waiters.stream().map(CompletableFuture::join).toList();
+            List<TriggerResult> results =
+                    waiters.stream().map(CompletableFuture::join).toList();
             assertThat(results).filteredOn(TriggerResult::created).hasSize(1);
-            assertThat(results).extracting(TriggerResult::runId).containsOnly(results.get(0).runId());
+            assertThat(results)
+                    .extracting(TriggerResult::runId)
+                    .containsOnly(results.get(0).runId());
             assertThat(results.get(0).runId()).isNotEqualTo(rolledBack);
             assertThat(runlane.template().runs().get(rolledBack)).isEmpty();
         } finally {
@@ -147,22 +157,25 @@ class IdempotencyConcurrencyIntegrationTests {
     }
 
     private static long blockedOnLocks() {
-        return runlane.jdbc().queryForObject(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-                Long.class);
+        return runlane.jdbc()
+                .queryForObject(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+                        Long.class);
     }
 
     @Test
     @DisplayName("S-TR-5, S-IK-7: concurrent batches sharing keys in different orders resolve to one owner per key")
     void concurrentBatchesSharingKeysResolveToOneOwnerPerKey() {
-        List<String> orders = IntStream.range(0, 20).mapToObj(i -> "o-" + UUID.randomUUID()).toList();
+        List<String> orders =
+                IntStream.range(0, 20).mapToObj(i -> "o-" + UUID.randomUUID()).toList();
 
         List<Outcome<List<TriggerResult>>> outcomes = Concurrently.run(8, caller -> () -> {
             List<String> shuffled = new ArrayList<>(orders);
             Collections.shuffle(shuffled, new Random(caller));
-            return runlane.template().triggerAll(shuffled.stream()
-                    .map(order -> TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(order, 1)))
-                    .toList());
+            return runlane.template()
+                    .triggerAll(shuffled.stream()
+                            .map(order -> TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(order, 1)))
+                            .toList());
         });
 
         assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
@@ -173,15 +186,19 @@ class IdempotencyConcurrencyIntegrationTests {
                     .toList();
             assertThat(forOrder).hasSize(8);
             assertThat(forOrder).filteredOn(TriggerResult::created).hasSize(1);
-            assertThat(forOrder).extracting(TriggerResult::runId).containsOnly(forOrder.get(0).runId());
+            assertThat(forOrder)
+                    .extracting(TriggerResult::runId)
+                    .containsOnly(forOrder.get(0).runId());
         }
     }
 
     @Test
-    @DisplayName("S-IK-2..5, S-IK-7: a seeded storm of triggers and terminal transitions never leaves two active owners")
+    @DisplayName(
+            "S-IK-2..5, S-IK-7: a seeded storm of triggers and terminal transitions never leaves two active owners")
     void stormOfTriggersAndTransitionsKeepsOneActiveOwnerPerKey() {
         long seed = 20261129L;
-        List<String> customers = IntStream.range(0, 6).mapToObj(i -> "storm-" + seed + "-" + i).toList();
+        List<String> customers =
+                IntStream.range(0, 6).mapToObj(i -> "storm-" + seed + "-" + i).toList();
         RunStatus[] endings = {RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED};
 
         List<Outcome<Integer>> outcomes = Concurrently.run(16, caller -> () -> {
@@ -193,8 +210,9 @@ class IdempotencyConcurrencyIntegrationTests {
                         runlane.template().trigger("customers.refresh", new RefreshCustomer.Payload(customer));
                 created += result.created() ? 1 : 0;
                 if (random.nextInt(4) == 0) {
-                    runlane.engine().transitions().finish(
-                            result.runId(), endings[random.nextInt(3)], null, "storm", null);
+                    runlane.engine()
+                            .transitions()
+                            .finish(result.runId(), endings[random.nextInt(3)], null, "storm", null);
                 }
                 if (random.nextInt(6) == 0) {
                     runlane.age(result.runId(), Duration.ofDays(2));
@@ -227,9 +245,11 @@ class IdempotencyConcurrencyIntegrationTests {
                 .as("ownership rows whose retention disagrees with their owner's status")
                 .isZero();
         int created = outcomes.stream().mapToInt(Outcome::value).sum();
-        assertThat(runlane.jdbc().queryForObject(
-                        "SELECT count(*) FROM " + runlane.schema() + ".runs WHERE idempotency_key LIKE 'refresh.storm-%'",
-                        Integer.class))
+        assertThat(runlane.jdbc()
+                        .queryForObject(
+                                "SELECT count(*) FROM " + runlane.schema()
+                                        + ".runs WHERE idempotency_key LIKE 'refresh.storm-%'",
+                                Integer.class))
                 .isEqualTo(created);
     }
 }

@@ -100,7 +100,8 @@ class DocumentedPolicyChecksIntegrationTests {
 
         runlane.finish(afterTtl.runId(), RunStatus.SUCCEEDED);
         assertThat(refresh("check-2").runId()).isEqualTo(afterTtl.runId());
-        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", "refresh.check-2")).isTrue();
+        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", "refresh.check-2"))
+                .isTrue();
         assertThat(refresh("check-2").created()).isTrue();
     }
 
@@ -114,7 +115,9 @@ class DocumentedPolicyChecksIntegrationTests {
                         .trigger(
                                 "customers.refresh",
                                 new RefreshCustomer.Payload("check-3"),
-                                TriggerOptions.builder().idempotencyKey("operator-request-17").build()))
+                                TriggerOptions.builder()
+                                        .idempotencyKey("operator-request-17")
+                                        .build()))
                 .satisfies(ex -> assertThat(ex.ownerRunId()).isEqualTo(owner.runId()));
     }
 
@@ -128,7 +131,9 @@ class DocumentedPolicyChecksIntegrationTests {
                 .trigger(
                         "customers.refresh",
                         new RefreshCustomer.Payload("check-4"),
-                        TriggerOptions.builder().idempotencyKey("operator-request-18").build());
+                        TriggerOptions.builder()
+                                .idempotencyKey("operator-request-18")
+                                .build());
 
         assertThat(other.created()).isTrue();
         assertThat(other.run().singletonKey()).isEqualTo(owner.run().singletonKey());
@@ -151,12 +156,10 @@ class DocumentedPolicyChecksIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         assertThatExceptionOfType(InvalidKeyException.class)
-                .isThrownBy(() -> runlane.template()
-                        .trigger("customers.import", new ImportCustomer.Payload("c-6")))
+                .isThrownBy(() -> runlane.template().trigger("customers.import", new ImportCustomer.Payload("c-6")))
                 .withMessageContaining("idempotencyKey");
         assertThatExceptionOfType(KeyResolverException.class)
-                .isThrownBy(() -> runlane.template()
-                        .trigger("customers.import", new ImportCustomer.Payload("explode")))
+                .isThrownBy(() -> runlane.template().trigger("customers.import", new ImportCustomer.Payload("explode")))
                 .withCauseInstanceOf(IllegalStateException.class);
 
         assertThat(runlane.rowCounts()).isEqualTo(before);

@@ -13,6 +13,7 @@ import io.runlane.RunEventType;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunOperations;
 import io.runlane.RunStatus;
+import io.runlane.SingletonConflictException;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
@@ -100,6 +101,7 @@ class CancellationIntegrationTests {
         RELEASE,
         RETURN_WHEN_CANCELLED,
         THROW_WHEN_CANCELLED,
+        RELEASE_WHEN_CANCELLED,
         IGNORE_CANCELLATION
     }
 
@@ -133,6 +135,10 @@ class CancellationIntegrationTests {
                 case THROW_WHEN_CANCELLED -> {
                     awaitCancellation(context, probe);
                     throw new IllegalStateException("stopped half-way because of the cancellation");
+                }
+                case RELEASE_WHEN_CANCELLED -> {
+                    awaitCancellation(context, probe);
+                    context.release(Duration.ofHours(1), "try again later");
                 }
                 case IGNORE_CANCELLATION -> {
                     if (!probe.proceed.await(20, TimeUnit.SECONDS)) {
@@ -310,13 +316,39 @@ class CancellationIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-CA-2: a handler that ignores the cancellation and returns later still ends the run CANCELLED")
+    @DisplayName("S-CA-2, S-EX-6: a handler that asks for a release after the cancellation ends the run CANCELLED")
+    void releaseAfterTheCancellationEndsCancelled() throws InterruptedException {
+        String token = newToken();
+        UUID runId = trigger(token, Behaviour.RELEASE_WHEN_CANCELLED, options()).runId();
+        awaitStarted(token);
+
+        assertThat(runs().cancel(runId, REASON).status()).isEqualTo(RunStatus.CANCELLATION_REQUESTED);
+
+        assertThat(awaitTerminal(runId)).isEqualTo(RunStatus.CANCELLED);
+        assertThat(runs().events(runId))
+                .extracting(RunEvent::type)
+                .containsExactly(
+                        RunEventType.CREATED,
+                        RunEventType.CLAIMED,
+                        RunEventType.CANCELLATION_REQUESTED,
+                        RunEventType.CANCELLED);
+        assertKeysFollowACancelledOwner(token, runlane.run(runId));
+    }
+
+    @Test
+    @DisplayName("S-CA-2, S-SK-1: a handler that ignores the cancellation holds its singleton and still ends the run"
+            + " CANCELLED when it returns")
     void lateCompletionAfterTheCancellationEndsCancelled() throws InterruptedException {
         String token = newToken();
         UUID runId = trigger(token, Behaviour.IGNORE_CANCELLATION, options()).runId();
         Probe probe = awaitStarted(token);
 
         assertThat(runs().cancel(runId, REASON).status()).isEqualTo(RunStatus.CANCELLATION_REQUESTED);
+        assertThatExceptionOfType(SingletonConflictException.class)
+                .as("a run asked to stop is still active")
+                .isThrownBy(() -> trigger(
+                        token, Behaviour.SUCCEED, options().queue(IDLE_QUEUE).idempotencyKey("another-" + token)))
+                .satisfies(ex -> assertThat(ex.ownerRunId()).isEqualTo(runId));
         probe.proceed.countDown();
 
         assertThat(awaitTerminal(runId)).isEqualTo(RunStatus.CANCELLED);
@@ -462,7 +494,7 @@ class CancellationIntegrationTests {
                     case AT_A_RANDOM_TIME ->
                         timers.schedule(
                                 () -> answers.put(runId, runs().cancel(runId, "race")),
-                                random.nextInt(30),
+                                random.nextInt(10),
                                 TimeUnit.MILLISECONDS);
                     default -> {}
                 }
@@ -525,9 +557,6 @@ class CancellationIntegrationTests {
             }
         }
         assertThat(plans).hasSize(runCount);
-        java.util.Map<String, Long> stats = new java.util.TreeMap<>();
-        plans.forEach((id, plan) -> stats.merge(plan + "->" + (answers.get(id) == null ? "-" : answers.get(id).status()) + "->" + runlane.run(id).status(), 1L, Long::sum));
-        System.out.println("RACESTATS " + stats);
         assertThat(cancelledWhileRunning)
                 .as("some cancels reached runs while their handlers ran")
                 .isPositive();

@@ -43,7 +43,9 @@ class ClusterIntegrationTests {
 
         @Override
         public void run(Payload payload, RunContext context) {
-            EXECUTIONS.computeIfAbsent(context.runId(), id -> new AtomicInteger()).incrementAndGet();
+            EXECUTIONS
+                    .computeIfAbsent(context.runId(), id -> new AtomicInteger())
+                    .incrementAndGet();
             EXECUTED_BY.put(context.runId(), Thread.currentThread().getName());
         }
     }
@@ -93,7 +95,8 @@ class ClusterIntegrationTests {
             List<UUID> runIds = new ArrayList<>();
             for (int batch = 0; batch < runs / 1000; batch++) {
                 int offset = batch * 1000;
-                runIds.addAll(runtimes.get(batch % 2)
+                runIds.addAll(runtimes
+                        .get(batch % 2)
                         .template()
                         .triggerAll(IntStream.range(offset, offset + 1000)
                                 .mapToObj(index -> TriggerRequest.of("cluster.noop", new Noop.Payload(index)))
@@ -106,22 +109,34 @@ class ClusterIntegrationTests {
 
             await().atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofMillis(500))
-                    .until(() -> runtimes.get(0).jdbc().queryForObject(
-                            "SELECT count(*) FROM " + schema + ".runs WHERE finished_at IS NULL", Long.class) == 0);
+                    .until(() -> runtimes.get(0)
+                                    .jdbc()
+                                    .queryForObject(
+                                            "SELECT count(*) FROM " + schema + ".runs WHERE finished_at IS NULL",
+                                            Long.class)
+                            == 0);
 
             assertThat(runIds).doesNotHaveDuplicates().hasSize(runs);
-            assertThat(runIds).allSatisfy(runId -> assertThat(EXECUTIONS.get(runId))
-                    .as("executions of run %s", runId)
-                    .hasValue(1));
-            assertThat(runtimes.get(0).jdbc().queryForObject(
-                            "SELECT count(*) FROM " + schema + ".runs WHERE status = 'SUCCEEDED' AND attempts = 1",
-                            Long.class))
+            assertThat(runIds)
+                    .allSatisfy(runId -> assertThat(EXECUTIONS.get(runId))
+                            .as("executions of run %s", runId)
+                            .hasValue(1));
+            assertThat(runtimes.get(0)
+                            .jdbc()
+                            .queryForObject(
+                                    "SELECT count(*) FROM " + schema
+                                            + ".runs WHERE status = 'SUCCEEDED' AND attempts = 1",
+                                    Long.class))
                     .isEqualTo(runs);
-            assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.unexpected).isEmpty());
-            assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.succeeded.get())
-                    .as("both runtimes took part")
-                    .isPositive());
-            assertThat(outcomes.get(0).succeeded.get() + outcomes.get(1).succeeded.get()).isEqualTo(runs);
+            assertThat(outcomes)
+                    .allSatisfy(outcome -> assertThat(outcome.unexpected).isEmpty());
+            assertThat(outcomes)
+                    .allSatisfy(outcome -> assertThat(outcome.succeeded.get())
+                            .as("both runtimes took part")
+                            .isPositive());
+            assertThat(outcomes.get(0).succeeded.get()
+                            + outcomes.get(1).succeeded.get())
+                    .isEqualTo(runs);
         } finally {
             runtimes.forEach(TestRunlane::stop);
             pools.forEach(HikariDataSource::close);

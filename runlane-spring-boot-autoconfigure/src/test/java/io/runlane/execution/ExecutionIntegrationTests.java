@@ -133,7 +133,9 @@ class ExecutionIntegrationTests {
                 .trigger(
                         "exec.scripted",
                         again,
-                        TriggerOptions.builder().idempotencyKey("other-" + UUID.randomUUID()).build());
+                        TriggerOptions.builder()
+                                .idempotencyKey("other-" + UUID.randomUUID())
+                                .build());
         assertThat(otherIdentity.created()).as("the singleton was released").isTrue();
         awaitTerminal(otherIdentity.runId());
         TriggerResult next = runlane.template().trigger("exec.scripted", again);
@@ -166,6 +168,7 @@ class ExecutionIntegrationTests {
                         RunEventType.RELEASED,
                         RunEventType.CLAIMED,
                         RunEventType.SUCCEEDED);
-        assertThat(runlane.template().runs().events(result.runId()).get(2).detail()).isEqualTo("not ready");
+        assertThat(runlane.template().runs().events(result.runId()).get(2).detail())
+                .isEqualTo("not ready");
     }
 }

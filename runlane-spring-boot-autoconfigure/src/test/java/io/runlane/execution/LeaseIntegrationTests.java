@@ -81,18 +81,23 @@ class LeaseIntegrationTests {
         List<ClaimedRun> claimed = runlane.engine()
                 .claims()
                 .claimDue("dead-worker", List.of("default"), List.of("lease.busy"), 1, Duration.ofMillis(300));
-        assertThat(claimed).singleElement().satisfies(run -> assertThat(run.run().id()).isEqualTo(runId));
+        assertThat(claimed)
+                .singleElement()
+                .satisfies(run -> assertThat(run.run().id()).isEqualTo(runId));
         return claimed.get(0);
     }
 
     @Test
-    @DisplayName("S-EX-7, S-EX-3: a run whose worker stopped heartbeating is recovered, and its late completion is refused")
+    @DisplayName(
+            "S-EX-7, S-EX-3: a run whose worker stopped heartbeating is recovered, and its late completion is refused")
     void deadWorkersRunIsRecoveredAndItsLateCompletionRefused() {
-        UUID runId = runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId();
+        UUID runId =
+                runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId();
         ClaimedRun dead = claimAsDeadWorker(runId);
         assertThat(runlane.run(runId).status()).isEqualTo(RunStatus.RUNNING);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> runlane.engine().leaseRescuer().rescueExpired() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.engine().leaseRescuer().rescueExpired() == 1);
 
         Run recovered = runlane.run(runId);
         assertThat(recovered.status()).isEqualTo(RunStatus.RETRYING);
@@ -106,7 +111,8 @@ class LeaseIntegrationTests {
         Run succeeded = await().atMost(Duration.ofSeconds(10))
                 .until(() -> runlane.run(runId), run -> run.status() == RunStatus.SUCCEEDED);
         assertThat(succeeded.attempts()).isEqualTo(2);
-        assertThat(runlane.engine().outcomes().completeIfHeld(runId, dead.fencingToken(), "dead-worker")).isEmpty();
+        assertThat(runlane.engine().outcomes().completeIfHeld(runId, dead.fencingToken(), "dead-worker"))
+                .isEmpty();
         assertThat(runlane.template().runs().events(runId))
                 .extracting(RunEvent::type)
                 .containsExactly(
@@ -120,11 +126,13 @@ class LeaseIntegrationTests {
     @Test
     @DisplayName("S-EX-7: an expired lease with no attempts left fails the run")
     void expiredLeaseWithoutBudgetFailsTheRun() {
-        UUID runId = runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId();
+        UUID runId =
+                runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId();
         runlane.jdbc().update("UPDATE " + runlane.schema() + ".runs SET max_attempts = 1 WHERE id = ?", runId);
         claimAsDeadWorker(runId);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> runlane.engine().leaseRescuer().rescueExpired() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.engine().leaseRescuer().rescueExpired() == 1);
 
         Run failed = runlane.run(runId);
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
@@ -135,20 +143,28 @@ class LeaseIntegrationTests {
     @DisplayName("S-EX-7: several instances recovering at once change each run exactly once, without deadlock")
     void concurrentRecoveryChangesEachRunOnce() {
         List<UUID> runIds = java.util.stream.IntStream.range(0, 40)
-                .mapToObj(i -> runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId())
+                .mapToObj(i -> runlane.template()
+                        .trigger("lease.busy", new Busy.Payload(1))
+                        .runId())
                 .toList();
         List<ClaimedRun> claimed = runlane.engine()
                 .claims()
                 .claimDue("dead-worker", List.of("default"), List.of("lease.busy"), 40, Duration.ofMillis(200));
         assertThat(claimed).hasSize(40);
-        await().atMost(Duration.ofSeconds(10)).until(() -> runlane.jdbc().queryForObject(
-                "SELECT count(*) FROM " + runlane.schema() + ".runs WHERE lease_expires_at < now()", Long.class) == 40);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.jdbc()
+                                .queryForObject(
+                                        "SELECT count(*) FROM " + runlane.schema()
+                                                + ".runs WHERE lease_expires_at < now()",
+                                        Long.class)
+                        == 40);
 
-        List<Concurrently.Outcome<Integer>> outcomes = Concurrently.run(
-                4, i -> () -> runlane.engine().leaseRescuer().rescueExpired());
+        List<Concurrently.Outcome<Integer>> outcomes =
+                Concurrently.run(4, i -> () -> runlane.engine().leaseRescuer().rescueExpired());
 
         assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
-        assertThat(outcomes.stream().mapToInt(Concurrently.Outcome::value).sum()).isEqualTo(40);
+        assertThat(outcomes.stream().mapToInt(Concurrently.Outcome::value).sum())
+                .isEqualTo(40);
         for (UUID runId : runIds) {
             assertThat(runlane.template().runs().events(runId))
                     .filteredOn(event -> event.type() == RunEventType.LEASE_EXPIRED)
@@ -193,9 +209,10 @@ class LeaseIntegrationTests {
     }
 
     private java.time.OffsetDateTime leaseExpiry(UUID runId) {
-        return runlane.jdbc().queryForObject(
-                "SELECT lease_expires_at FROM " + runlane.schema() + ".runs WHERE id = ?",
-                java.time.OffsetDateTime.class,
-                runId);
+        return runlane.jdbc()
+                .queryForObject(
+                        "SELECT lease_expires_at FROM " + runlane.schema() + ".runs WHERE id = ?",
+                        java.time.OffsetDateTime.class,
+                        runId);
     }
 }

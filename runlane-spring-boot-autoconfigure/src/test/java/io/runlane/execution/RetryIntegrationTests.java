@@ -106,8 +106,8 @@ class RetryIntegrationTests {
     }
 
     private static Run awaitStatus(UUID runId, RunStatus status, int attempts) {
-        return await().atMost(Duration.ofSeconds(30)).until(
-                () -> runlane.run(runId), run -> run.status() == status && run.attempts() == attempts);
+        return await().atMost(Duration.ofSeconds(30))
+                .until(() -> runlane.run(runId), run -> run.status() == status && run.attempts() == attempts);
     }
 
     /** Makes a RETRYING run due now, as if its backoff had passed on the database clock. */
@@ -121,7 +121,8 @@ class RetryIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-EX-4: exponential backoff doubles from the initial delay, is capped, and maxAttempts counts the first")
+    @DisplayName(
+            "S-EX-4: exponential backoff doubles from the initial delay, is capped, and maxAttempts counts the first")
     void exponentialBackoffAndExactAttemptCount() {
         String key = "exp-" + UUID.randomUUID();
         UUID runId = trigger("retry.failing", new Failing.Payload(key, "retryable"));
@@ -203,7 +204,8 @@ class RetryIntegrationTests {
         Run retrying = awaitStatus(runId, RunStatus.RETRYING, 1);
 
         assertThat(retrying.failure().message()).hasSize(50).startsWith("xxxx").endsWith("…");
-        assertThat(runlane.template().runs().events(runId).get(2).detail()).isEqualTo(retrying.failure().message());
+        assertThat(runlane.template().runs().events(runId).get(2).detail())
+                .isEqualTo(retrying.failure().message());
     }
 
     @Test
@@ -237,10 +239,15 @@ class RetryIntegrationTests {
                 .trigger(
                         "retry.failing",
                         new Failing.Payload(key, "retryable"),
-                        io.runlane.TriggerOptions.builder().delay(Duration.ofHours(1)).build())
+                        io.runlane.TriggerOptions.builder()
+                                .delay(Duration.ofHours(1))
+                                .build())
                 .runId();
-        runlane.jdbc().update("UPDATE " + runlane.schema() + ".runs SET payload = '{\"key\": \"\"}', run_at = now()"
-                + " WHERE id = ?", runId);
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema() + ".runs SET payload = '{\"key\": \"\"}', run_at = now()"
+                                + " WHERE id = ?",
+                        runId);
         runlane.engine().worker().wake();
 
         Run failed = awaitStatus(runId, RunStatus.FAILED, 1);

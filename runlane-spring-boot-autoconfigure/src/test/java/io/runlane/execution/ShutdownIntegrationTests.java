@@ -82,7 +82,9 @@ class ShutdownIntegrationTests {
 
     private List<UUID> trigger(TestRunlane runlane, int count) {
         return IntStream.range(0, count)
-                .mapToObj(i -> runlane.template().trigger("shutdown.blocking", new Blocking.Payload(i)).runId())
+                .mapToObj(i -> runlane.template()
+                        .trigger("shutdown.blocking", new Blocking.Payload(i))
+                        .runId())
                 .toList();
     }
 
@@ -100,7 +102,8 @@ class ShutdownIntegrationTests {
         release.countDown();
         stopping.get(30, TimeUnit.SECONDS);
 
-        List<RunStatus> statuses = runIds.stream().map(id -> runlane.run(id).status()).toList();
+        List<RunStatus> statuses =
+                runIds.stream().map(id -> runlane.run(id).status()).toList();
         assertThat(statuses).filteredOn(status -> status == RunStatus.SUCCEEDED).hasSize(2);
         assertThat(statuses).filteredOn(status -> status == RunStatus.QUEUED).hasSize(3);
         assertThat(STARTED.get()).isEqualTo(2);
@@ -116,7 +119,8 @@ class ShutdownIntegrationTests {
         await().until(() -> STARTED.get() == 2);
 
         stopping.stop();
-        assertThat(runIds).allSatisfy(id -> assertThat(stopping.run(id).status()).isEqualTo(RunStatus.RUNNING));
+        assertThat(runIds)
+                .allSatisfy(id -> assertThat(stopping.run(id).status()).isEqualTo(RunStatus.RUNNING));
 
         release = new CountDownLatch(0);
         TestRunlane successor = runtime(Duration.ofSeconds(5)).startWorker().startMaintenance();

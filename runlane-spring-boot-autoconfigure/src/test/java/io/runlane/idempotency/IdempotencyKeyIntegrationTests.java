@@ -64,7 +64,9 @@ class IdempotencyKeyIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         TriggerResult second = runlane.template()
-                .trigger("customers.refresh", new RefreshCustomer.Payload(first.run().idempotencyKey().substring(8)));
+                .trigger(
+                        "customers.refresh",
+                        new RefreshCustomer.Payload(first.run().idempotencyKey().substring(8)));
 
         assertThat(first.outcome()).isEqualTo(TriggerOutcome.CREATED);
         assertThat(first.created()).isTrue();
@@ -79,18 +81,27 @@ class IdempotencyKeyIntegrationTests {
     @DisplayName("S-IK-1: the same key on another task or in another environment is unrelated")
     void keysAreScopedByEnvironmentAndTask() {
         String key = unique("shared");
-        TriggerResult order = order("o", TriggerOptions.builder().idempotencyKey(key).build());
+        TriggerResult order =
+                order("o", TriggerOptions.builder().idempotencyKey(key).build());
         TriggerResult report = runlane.template()
-                .trigger("reports.build", new BuildReport.Payload("r"), TriggerOptions.builder().idempotencyKey(key).build());
+                .trigger(
+                        "reports.build",
+                        new BuildReport.Payload("r"),
+                        TriggerOptions.builder().idempotencyKey(key).build());
         TestRunlane otherEnvironment = TestRunlane.start(
                 dataSource, runlane.schema(), settings -> settings.withEnvironment("staging"), TestTasks.all());
-        TriggerResult staged = otherEnvironment.template()
-                .trigger("orders.confirm", new ConfirmOrder.Payload("o", 1), TriggerOptions.builder().idempotencyKey(key).build());
+        TriggerResult staged = otherEnvironment
+                .template()
+                .trigger(
+                        "orders.confirm",
+                        new ConfirmOrder.Payload("o", 1),
+                        TriggerOptions.builder().idempotencyKey(key).build());
 
         assertThat(order.created()).isTrue();
         assertThat(report.created()).isTrue();
         assertThat(staged.created()).isTrue();
-        assertThat(java.util.Set.of(order.runId(), report.runId(), staged.runId())).hasSize(3);
+        assertThat(java.util.Set.of(order.runId(), report.runId(), staged.runId()))
+                .hasSize(3);
         assertThat(otherEnvironment.template().runs().get(order.runId())).isEmpty();
         assertThat(runlane.template().runs().get(staged.runId())).isEmpty();
     }
@@ -104,8 +115,11 @@ class IdempotencyKeyIntegrationTests {
                 .idempotencyKeyTtl(IdempotencyKeyTtl.of(Duration.ofMillis(1)))
                 .build();
         TriggerResult first = order("o", options);
-        runlane.jdbc().update("UPDATE " + runlane.schema() + ".runs SET created_at = created_at - interval '400 days'"
-                + " WHERE id = ?", first.runId());
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema() + ".runs SET created_at = created_at - interval '400 days'"
+                                + " WHERE id = ?",
+                        first.runId());
 
         TriggerResult second = order("o", options);
 
@@ -114,7 +128,9 @@ class IdempotencyKeyIntegrationTests {
     }
 
     @ParameterizedTest
-    @EnumSource(value = RunStatus.class, names = {"SUCCEEDED", "CANCELLED"})
+    @EnumSource(
+            value = RunStatus.class,
+            names = {"SUCCEEDED", "CANCELLED"})
     @DisplayName("S-IK-3: a SUCCEEDED or CANCELLED owner is retained until finished_at + TTL, then released")
     void finishedOwnerIsRetainedUntilItsTtlPasses(RunStatus terminal) {
         String customer = unique("c");
@@ -145,27 +161,35 @@ class IdempotencyKeyIntegrationTests {
 
         runlane.finish(owner.runId(), RunStatus.FAILED);
 
-        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer)).isFalse();
-        assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer)).isEmpty();
+        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer))
+                .isFalse();
+        assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer))
+                .isEmpty();
         TriggerResult next = refresh(customer);
         assertThat(next.outcome()).isEqualTo(TriggerOutcome.CREATED);
         assertThat(next.runId()).isNotEqualTo(owner.runId());
     }
 
     @ParameterizedTest
-    @EnumSource(value = RunStatus.class, names = {"SUCCEEDED", "FAILED", "CANCELLED"})
+    @EnumSource(
+            value = RunStatus.class,
+            names = {"SUCCEEDED", "FAILED", "CANCELLED"})
     @DisplayName("S-IK-5: TTL active releases the key as soon as the owner reaches any terminal status")
     void activeModeReleasesTheKeyAtAnyTerminalStatus(RunStatus terminal) {
         String report = unique("r");
         TriggerResult owner = runlane.template().trigger("reports.build", new BuildReport.Payload(report));
         assertThat(owner.run().idempotencyKeyTtl()).isEqualTo(IdempotencyKeyTtl.active());
-        assertThat(runlane.template().trigger("reports.build", new BuildReport.Payload(report)).runId())
+        assertThat(runlane.template()
+                        .trigger("reports.build", new BuildReport.Payload(report))
+                        .runId())
                 .isEqualTo(owner.runId());
 
         runlane.finish(owner.runId(), terminal);
 
         assertThat(runlane.hasKeyRow("reports.build", "report." + report)).isFalse();
-        assertThat(runlane.template().trigger("reports.build", new BuildReport.Payload(report)).created())
+        assertThat(runlane.template()
+                        .trigger("reports.build", new BuildReport.Payload(report))
+                        .created())
                 .isTrue();
     }
 
@@ -177,7 +201,9 @@ class IdempotencyKeyIntegrationTests {
                 .trigger(
                         "customers.refresh",
                         new RefreshCustomer.Payload(customer),
-                        TriggerOptions.builder().idempotencyKeyTtl(IdempotencyKeyTtl.active()).build());
+                        TriggerOptions.builder()
+                                .idempotencyKeyTtl(IdempotencyKeyTtl.active())
+                                .build());
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
 
         assertThat(refresh(customer).created()).isTrue();
@@ -215,7 +241,9 @@ class IdempotencyKeyIntegrationTests {
         assertThat(after.retainedUntil("orders.confirm", "order." + orderId))
                 .isEqualTo(finished.finishedAt().plus(Duration.ofHours(1)));
         after.age(owner.runId(), Duration.ofHours(1));
-        assertThat(after.template().trigger("orders.confirm", new ConfirmOrder.Payload(orderId, 1)).created())
+        assertThat(after.template()
+                        .trigger("orders.confirm", new ConfirmOrder.Payload(orderId, 1))
+                        .created())
                 .isTrue();
     }
 
@@ -242,14 +270,16 @@ class IdempotencyKeyIntegrationTests {
     @Test
     @DisplayName("S-IK-8: reset returns false when the key has no owner, or only an expired one")
     void resetWithoutOwnerReturnsFalse() {
-        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", unique("nobody"))).isFalse();
+        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", unique("nobody")))
+                .isFalse();
 
         String customer = unique("c");
         TriggerResult owner = refresh(customer);
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
         runlane.age(owner.runId(), Duration.ofDays(2));
 
-        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", "refresh." + customer)).isFalse();
+        assertThat(runlane.template().idempotencyKeys().reset("customers.refresh", "refresh." + customer))
+                .isFalse();
     }
 
     @Test
@@ -260,8 +290,8 @@ class IdempotencyKeyIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         assertThatExceptionOfType(IdempotencyKeyActiveException.class)
-                .isThrownBy(() ->
-                        runlane.template().idempotencyKeys().reset("customers.refresh", "refresh." + customer))
+                .isThrownBy(
+                        () -> runlane.template().idempotencyKeys().reset("customers.refresh", "refresh." + customer))
                 .satisfies(ex -> {
                     assertThat(ex.code()).isEqualTo("idempotency_key_active");
                     assertThat(ex.ownerRunId()).isEqualTo(owner.runId());
@@ -278,8 +308,10 @@ class IdempotencyKeyIntegrationTests {
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
         runlane.age(owner.runId(), Duration.ofDays(3));
 
-        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer)).isTrue();
-        assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer)).isEmpty();
+        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer))
+                .isTrue();
+        assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer))
+                .isEmpty();
         TriggerResult next = refresh(customer);
         assertThat(next.outcome()).isEqualTo(TriggerOutcome.CREATED);
         assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer))
@@ -301,8 +333,10 @@ class IdempotencyKeyIntegrationTests {
 
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
 
-        assertThat(runlane.template().runs().findActive("customers.refresh", "refresh." + customer, null)).isEmpty();
-        assertThat(runlane.template().runs().findActive("customers.refresh", null, "customer." + customer)).isEmpty();
+        assertThat(runlane.template().runs().findActive("customers.refresh", "refresh." + customer, null))
+                .isEmpty();
+        assertThat(runlane.template().runs().findActive("customers.refresh", null, "customer." + customer))
+                .isEmpty();
         assertThat(runlane.template().runs().findCurrent("customers.refresh", "refresh." + customer))
                 .map(Run::id)
                 .contains(owner.runId());

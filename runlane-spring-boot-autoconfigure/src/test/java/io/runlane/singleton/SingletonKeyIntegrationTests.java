@@ -86,7 +86,9 @@ class SingletonKeyIntegrationTests {
                         .trigger(
                                 "customers.refresh",
                                 new RefreshCustomer.Payload(customer),
-                                TriggerOptions.builder().idempotencyKey("another-request").build()))
+                                TriggerOptions.builder()
+                                        .idempotencyKey("another-request")
+                                        .build()))
                 .satisfies(ex -> assertThat(ex.ownerRunId()).isEqualTo(owner.runId()));
 
         assertThat(runlane.rowCounts()).isEqualTo(before);
@@ -115,7 +117,9 @@ class SingletonKeyIntegrationTests {
                 .trigger(
                         "customers.refresh",
                         new RefreshCustomer.Payload(customer),
-                        TriggerOptions.builder().idempotencyKey("manual-" + customer).build());
+                        TriggerOptions.builder()
+                                .idempotencyKey("manual-" + customer)
+                                .build());
 
         TriggerResult again = runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer));
 
@@ -125,7 +129,9 @@ class SingletonKeyIntegrationTests {
     }
 
     @ParameterizedTest
-    @EnumSource(value = RunStatus.class, names = {"SUCCEEDED", "FAILED", "CANCELLED"})
+    @EnumSource(
+            value = RunStatus.class,
+            names = {"SUCCEEDED", "FAILED", "CANCELLED"})
     @DisplayName("S-SK-1: singleton ownership is released in the transition that makes the owner terminal")
     void singletonIsReleasedAtEachTerminalStatus(RunStatus terminal) {
         String account = unique("a");
@@ -156,9 +162,15 @@ class SingletonKeyIntegrationTests {
     void singletonKeysAreScopedByTask() {
         String key = unique("shared");
         TriggerResult sync = runlane.template()
-                .trigger("accounts.sync", new SyncAccount.Payload("x"), TriggerOptions.builder().singletonKey(key).build());
+                .trigger(
+                        "accounts.sync",
+                        new SyncAccount.Payload("x"),
+                        TriggerOptions.builder().singletonKey(key).build());
         TriggerResult mail = runlane.template()
-                .trigger("mail.send", new TestTasks.SendMail.Payload("x"), TriggerOptions.builder().singletonKey(key).build());
+                .trigger(
+                        "mail.send",
+                        new TestTasks.SendMail.Payload("x"),
+                        TriggerOptions.builder().singletonKey(key).build());
 
         assertThat(sync.created()).isTrue();
         assertThat(mail.created()).isTrue();
@@ -173,17 +185,21 @@ class SingletonKeyIntegrationTests {
         TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
 
         TriggerResult afterConflict = transactions.execute(status -> {
-            assertThatExceptionOfType(SingletonConflictException.class).isThrownBy(() -> runlane.template()
-                    .trigger(
-                            "customers.refresh",
-                            new RefreshCustomer.Payload(customer),
-                            TriggerOptions.builder().idempotencyKey("other-" + customer).build()));
+            assertThatExceptionOfType(SingletonConflictException.class)
+                    .isThrownBy(() -> runlane.template()
+                            .trigger(
+                                    "customers.refresh",
+                                    new RefreshCustomer.Payload(customer),
+                                    TriggerOptions.builder()
+                                            .idempotencyKey("other-" + customer)
+                                            .build()));
             return runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(otherCustomer));
         });
 
         assertThat(runlane.template().runs().get(afterConflict.runId())).isPresent();
         assertThat(runlane.hasKeyRow("customers.refresh", "other-" + customer)).isFalse();
-        assertThat(runlane.template().runs().get(owner.runId()).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+        assertThat(runlane.template().runs().get(owner.runId()).orElseThrow().status())
+                .isEqualTo(RunStatus.QUEUED);
     }
 
     @Test
@@ -194,9 +210,10 @@ class SingletonKeyIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         assertThatExceptionOfType(SingletonConflictException.class)
-                .isThrownBy(() -> runlane.template().triggerAll(List.of(
-                        TriggerRequest.of("mail.send", new TestTasks.SendMail.Payload("a@example.com")),
-                        TriggerRequest.of("accounts.sync", new SyncAccount.Payload(account)))))
+                .isThrownBy(() -> runlane.template()
+                        .triggerAll(List.of(
+                                TriggerRequest.of("mail.send", new TestTasks.SendMail.Payload("a@example.com")),
+                                TriggerRequest.of("accounts.sync", new SyncAccount.Payload(account)))))
                 .satisfies(ex -> assertThat(ex.ownerRunId()).isEqualTo(owner.runId()));
         assertThat(runlane.rowCounts()).isEqualTo(before);
     }
@@ -206,11 +223,15 @@ class SingletonKeyIntegrationTests {
     void racingTriggersGetExactlyOneOwner() {
         for (int round = 0; round < 5; round++) {
             String customer = unique("race");
-            List<Outcome<TriggerResult>> outcomes = Concurrently.run(32, caller -> () -> runlane.template()
-                    .trigger(
-                            "customers.refresh",
-                            new RefreshCustomer.Payload(customer),
-                            TriggerOptions.builder().idempotencyKey("request-" + customer + "-" + caller).build()));
+            List<Outcome<TriggerResult>> outcomes = Concurrently.run(
+                    32,
+                    caller -> () -> runlane.template()
+                            .trigger(
+                                    "customers.refresh",
+                                    new RefreshCustomer.Payload(customer),
+                                    TriggerOptions.builder()
+                                            .idempotencyKey("request-" + customer + "-" + caller)
+                                            .build()));
 
             List<TriggerResult> created = outcomes.stream()
                     .filter(outcome -> !outcome.failed())
@@ -220,14 +241,18 @@ class SingletonKeyIntegrationTests {
             assertThat(outcomes.stream().filter(Outcome::failed).map(Outcome::failure))
                     .hasSize(31)
                     .allSatisfy(failure -> assertThat(failure)
-                            .isInstanceOfSatisfying(SingletonConflictException.class, ex -> assertThat(ex.ownerRunId())
-                                    .isEqualTo(created.get(0).runId())));
-            assertThat(runlane.jdbc().queryForObject(
-                            "SELECT count(*) FROM " + runlane.schema() + ".idempotency_keys WHERE idempotency_key LIKE"
-                                    + " 'request-%' AND run_id IN (SELECT id FROM " + runlane.schema()
-                                    + ".runs WHERE singleton_key = ?)",
-                            Long.class,
-                            "customer." + customer))
+                            .isInstanceOfSatisfying(
+                                    SingletonConflictException.class,
+                                    ex -> assertThat(ex.ownerRunId())
+                                            .isEqualTo(created.get(0).runId())));
+            assertThat(runlane.jdbc()
+                            .queryForObject(
+                                    "SELECT count(*) FROM " + runlane.schema()
+                                            + ".idempotency_keys WHERE idempotency_key LIKE"
+                                            + " 'request-%' AND run_id IN (SELECT id FROM " + runlane.schema()
+                                            + ".runs WHERE singleton_key = ?)",
+                                    Long.class,
+                                    "customer." + customer))
                     .isOne();
         }
     }
@@ -241,10 +266,12 @@ class SingletonKeyIntegrationTests {
         List<Long> violations = new ArrayList<>();
         Thread sampler = new Thread(() -> {
             while (running.get()) {
-                Long active = runlane.jdbc().queryForObject(
-                        "SELECT count(*) FROM " + runlane.schema() + ".runs WHERE singleton_key = ? AND finished_at IS NULL",
-                        Long.class,
-                        "account." + account);
+                Long active = runlane.jdbc()
+                        .queryForObject(
+                                "SELECT count(*) FROM " + runlane.schema()
+                                        + ".runs WHERE singleton_key = ? AND finished_at IS NULL",
+                                Long.class,
+                                "account." + account);
                 samples.incrementAndGet();
                 if (active > 1) {
                     synchronized (violations) {

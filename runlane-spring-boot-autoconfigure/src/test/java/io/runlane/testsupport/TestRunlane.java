@@ -4,13 +4,13 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.TaskHandler;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.worker.AttemptListener;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
+import io.runlane.internal.worker.AttemptListener;
 import jakarta.validation.Validation;
 import java.util.Arrays;
 import java.util.List;
@@ -51,7 +51,8 @@ public final class TestRunlane {
             List<TaskHandler<?>> handlers) {
         this.dataSource = dataSource;
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
-        TaskRegistry registry = new TaskRegistry(handlers.stream().map(reader::read).toList());
+        TaskRegistry registry =
+                new TaskRegistry(handlers.stream().map(reader::read).toList());
         this.engine = new RunlaneEngine(
                 dataSource, new JdbcTransactionManager(dataSource), settings, execution, registry, PAYLOADS, listener);
     }
@@ -69,7 +70,11 @@ public final class TestRunlane {
             TaskHandler<?>... handlers) {
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         return new TestRunlane(
-                dataSource, settings.apply(RunlaneSettings.defaults(schema)), execution, listener, Arrays.asList(handlers));
+                dataSource,
+                settings.apply(RunlaneSettings.defaults(schema)),
+                execution,
+                listener,
+                Arrays.asList(handlers));
     }
 
     public TestRunlane startWorker() {
@@ -109,9 +114,12 @@ public final class TestRunlane {
 
     /** Another instance on another data source sharing the schema. */
     public TestRunlane instanceOn(DataSource otherDataSource) {
-        return new TestRunlane(otherDataSource, engine.settings(), engine.tasks().all().stream()
-                .<TaskHandler<?>>map(definition -> definition.handler())
-                .toList());
+        return new TestRunlane(
+                otherDataSource,
+                engine.settings(),
+                engine.tasks().all().stream()
+                        .<TaskHandler<?>>map(definition -> definition.handler())
+                        .toList());
     }
 
     public RunlaneTemplate template() {
@@ -146,34 +154,48 @@ public final class TestRunlane {
      */
     public void age(java.util.UUID runId, java.time.Duration age) {
         long micros = age.toNanos() / 1000;
-        jdbc().update("UPDATE " + schema() + ".runs SET finished_at = finished_at - make_interval(secs => ? / 1e6),"
-                + " created_at = created_at - make_interval(secs => ? / 1e6) WHERE id = ?", micros, micros, runId);
-        jdbc().update("UPDATE " + schema() + ".idempotency_keys SET retained_until = retained_until"
-                + " - make_interval(secs => ? / 1e6) WHERE run_id = ?", micros, runId);
+        jdbc().update(
+                        "UPDATE " + schema() + ".runs SET finished_at = finished_at - make_interval(secs => ? / 1e6),"
+                                + " created_at = created_at - make_interval(secs => ? / 1e6) WHERE id = ?",
+                        micros,
+                        micros,
+                        runId);
+        jdbc().update(
+                        "UPDATE " + schema() + ".idempotency_keys SET retained_until = retained_until"
+                                + " - make_interval(secs => ? / 1e6) WHERE run_id = ?",
+                        micros,
+                        runId);
     }
 
     /** The stored retention of a key, or null when it has no row or an active owner. */
     public java.time.Instant retainedUntil(String taskId, String key) {
-        return jdbc().query("SELECT retained_until FROM " + schema() + ".idempotency_keys WHERE environment = ?"
-                        + " AND task_id = ? AND idempotency_key = ?",
+        return jdbc().query(
+                        "SELECT retained_until FROM " + schema() + ".idempotency_keys WHERE environment = ?"
+                                + " AND task_id = ? AND idempotency_key = ?",
                         rs -> rs.next() && rs.getObject(1) != null
-                                ? rs.getObject(1, java.time.OffsetDateTime.class).toInstant()
+                                ? rs.getObject(1, java.time.OffsetDateTime.class)
+                                        .toInstant()
                                 : null,
-                        engine.settings().environment(), taskId, key);
+                        engine.settings().environment(),
+                        taskId,
+                        key);
     }
 
     /** Whether the key has an ownership row at all (active, retained or expired). */
     public boolean hasKeyRow(String taskId, String key) {
-        return Boolean.TRUE.equals(jdbc().queryForObject("SELECT exists(SELECT FROM " + schema()
-                + ".idempotency_keys WHERE environment = ? AND task_id = ? AND idempotency_key = ?)",
-                Boolean.class, engine.settings().environment(), taskId, key));
+        return Boolean.TRUE.equals(jdbc().queryForObject(
+                        "SELECT exists(SELECT FROM " + schema()
+                                + ".idempotency_keys WHERE environment = ? AND task_id = ? AND idempotency_key = ?)",
+                        Boolean.class,
+                        engine.settings().environment(),
+                        taskId,
+                        key));
     }
 
     /** Rows in each of Runlane's tables, to prove that a refused call wrote nothing. */
     public RowCounts rowCounts() {
         JdbcTemplate jdbc = jdbc();
-        return new RowCounts(
-                count(jdbc, "runs"), count(jdbc, "run_events"), count(jdbc, "idempotency_keys"));
+        return new RowCounts(count(jdbc, "runs"), count(jdbc, "run_events"), count(jdbc, "idempotency_keys"));
     }
 
     private long count(JdbcTemplate jdbc, String table) {

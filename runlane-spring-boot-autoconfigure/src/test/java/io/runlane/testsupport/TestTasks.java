@@ -36,7 +36,9 @@ public final class TestTasks {
     @Task(id = "orders.confirm")
     public static class ConfirmOrder implements TaskHandler<ConfirmOrder.Payload> {
 
-        public record Payload(@NotBlank @Size(max = 40) String orderId, @Positive int quantity) {}
+        public record Payload(
+                @NotBlank @Size(max = 40) String orderId,
+                @Positive int quantity) {}
 
         @Override
         public String idempotencyKey(Payload payload) {

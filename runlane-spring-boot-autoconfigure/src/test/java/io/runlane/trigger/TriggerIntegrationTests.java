@@ -1,7 +1,6 @@
 package io.runlane.trigger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.IdempotencyKeyTtl;
@@ -56,7 +55,9 @@ class TriggerIntegrationTests {
     }
 
     private static Instant databaseNow() {
-        return runlane.jdbc().queryForObject("SELECT now()", java.time.OffsetDateTime.class).toInstant();
+        return runlane.jdbc()
+                .queryForObject("SELECT now()", java.time.OffsetDateTime.class)
+                .toInstant();
     }
 
     private static String unique(String prefix) {
@@ -81,15 +82,15 @@ class TriggerIntegrationTests {
         assertThat(run.maxAttempts()).isEqualTo(3);
         assertThat(run.finishedAt()).isNull();
         assertThat(run.runAt()).isEqualTo(run.createdAt());
-        assertThat(run.payloadJson()).contains("\"orderId\": \"" + orderId + "\"").contains("\"quantity\": 3");
-        assertThat(runlane.template().runs().events(run.id()))
-                .singleElement()
-                .satisfies(event -> {
-                    assertThat(event.sequence()).isEqualTo(1);
-                    assertThat(event.type()).isEqualTo(RunEventType.CREATED);
-                    assertThat(event.status()).isEqualTo(RunStatus.QUEUED);
-                    assertThat(event.createdAt()).isEqualTo(run.createdAt());
-                });
+        assertThat(run.payloadJson())
+                .contains("\"orderId\": \"" + orderId + "\"")
+                .contains("\"quantity\": 3");
+        assertThat(runlane.template().runs().events(run.id())).singleElement().satisfies(event -> {
+            assertThat(event.sequence()).isEqualTo(1);
+            assertThat(event.type()).isEqualTo(RunEventType.CREATED);
+            assertThat(event.status()).isEqualTo(RunStatus.QUEUED);
+            assertThat(event.createdAt()).isEqualTo(run.createdAt());
+        });
     }
 
     @Test
@@ -119,7 +120,9 @@ class TriggerIntegrationTests {
     @DisplayName("S-TR-2: without options the task's resolvers and declared TTL apply")
     void resolversApplyWithoutOptions() {
         String customer = unique("c");
-        Run run = runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)).run();
+        Run run = runlane.template()
+                .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer))
+                .run();
 
         assertThat(run.idempotencyKey()).isEqualTo("refresh." + customer);
         assertThat(run.singletonKey()).isEqualTo("customer." + customer);
@@ -138,8 +141,12 @@ class TriggerIntegrationTests {
             boolean visibleOutside = CompletableFuture.supplyAsync(
                             () -> runlane.template().runs().get(result.runId()).isPresent())
                     .join();
-            assertThat(visibleOutside).as("visible to another connection before commit").isFalse();
-            assertThat(runlane.template().runs().get(result.runId())).as("visible inside").isPresent();
+            assertThat(visibleOutside)
+                    .as("visible to another connection before commit")
+                    .isFalse();
+            assertThat(runlane.template().runs().get(result.runId()))
+                    .as("visible inside")
+                    .isPresent();
             return result.runId();
         });
 
@@ -155,12 +162,16 @@ class TriggerIntegrationTests {
 
         UUID runId = transactions.execute(status -> {
             status.setRollbackOnly();
-            return runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)).runId();
+            return runlane.template()
+                    .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer))
+                    .runId();
         });
 
         assertThat(runlane.template().runs().get(runId)).isEmpty();
         assertThat(runlane.rowCounts()).isEqualTo(before);
-        assertThat(runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)).created())
+        assertThat(runlane.template()
+                        .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer))
+                        .created())
                 .isTrue();
     }
 
@@ -201,7 +212,9 @@ class TriggerIntegrationTests {
     }
 
     private static Run mail(TriggerOptions options) {
-        return runlane.template().trigger("mail.send", new SendMail.Payload("a@example.com"), options).run();
+        return runlane.template()
+                .trigger("mail.send", new SendMail.Payload("a@example.com"), options)
+                .run();
     }
 
     @Test
@@ -211,15 +224,18 @@ class TriggerIntegrationTests {
         String b = unique("b");
         TriggerResult existing = runlane.template().trigger("orders.confirm", new ConfirmOrder.Payload(b, 1));
 
-        List<TriggerResult> results = runlane.template().triggerAll(List.of(
-                TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(a, 1)),
-                TriggerRequest.of("mail.send", new SendMail.Payload("x@example.com")),
-                TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(b, 1)),
-                TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(a, 2)),
-                TriggerRequest.of(
-                        "mail.send",
-                        new SendMail.Payload("y@example.com"),
-                        TriggerOptions.builder().delay(Duration.ofMinutes(1)).build())));
+        List<TriggerResult> results = runlane.template()
+                .triggerAll(List.of(
+                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(a, 1)),
+                        TriggerRequest.of("mail.send", new SendMail.Payload("x@example.com")),
+                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(b, 1)),
+                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(a, 2)),
+                        TriggerRequest.of(
+                                "mail.send",
+                                new SendMail.Payload("y@example.com"),
+                                TriggerOptions.builder()
+                                        .delay(Duration.ofMinutes(1))
+                                        .build())));
 
         assertThat(results)
                 .extracting(TriggerResult::outcome)
@@ -242,9 +258,10 @@ class TriggerIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         org.assertj.core.api.Assertions.assertThatExceptionOfType(io.runlane.PayloadValidationException.class)
-                .isThrownBy(() -> runlane.template().triggerAll(List.of(
-                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(unique("o"), 1)),
-                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload("", 1)))));
+                .isThrownBy(() -> runlane.template()
+                        .triggerAll(List.of(
+                                TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(unique("o"), 1)),
+                                TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload("", 1)))));
 
         assertThat(runlane.rowCounts()).isEqualTo(before);
     }

@@ -29,7 +29,17 @@ class RefreshCustomer implements TaskHandler<RefreshCustomer.Payload> {
     }
 
     @Override
-    public void run(Payload payload, RunContext context) {
-        logger.info("Refreshing customer {} in run {}", payload.customerId(), context.runId());
+    public void run(Payload payload, RunContext context) throws InterruptedException {
+        logger.info(
+                "Refreshing customer {} in run {} (attempt {})",
+                payload.customerId(),
+                context.runId(),
+                context.attempt());
+        // Stands in for a slow call to the customer system; a real call would pass context.runId() as the
+        // upstream idempotency key, since it is the same for every attempt of this run.
+        for (int step = 0; step < 10 && !context.isCancellationRequested(); step++) {
+            Thread.sleep(300);
+        }
+        logger.info("Refreshed customer {}", payload.customerId());
     }
 }

@@ -22,19 +22,17 @@ public final class AttemptOutcomes {
             WHERE id = :id AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')""";
 
     /** Handler returned: SUCCEEDED, or CANCELLED when cancellation had been requested (S-CA-2). */
-    private static final String COMPLETE = TransitionSql.transition(
-            """
+    private static final String COMPLETE =
+            TransitionSql.transition("""
             UPDATE {schema}.runs
             SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
                 finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
-            """ + HELD + "\nRETURNING *",
-            TransitionSql.EVENT_BY_STATUS,
-            "NULL");
+            """ + HELD + "\nRETURNING *", TransitionSql.EVENT_BY_STATUS, "NULL");
 
     /** S-EX-6: the same run waits again without spending retry budget; a requested cancellation wins. */
-    private static final String RELEASE = TransitionSql.transition(
-            """
+    private static final String RELEASE =
+            TransitionSql.transition("""
             UPDATE {schema}.runs
             SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'RELEASED' END,
                 finished_at = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN statement_timestamp() END,
@@ -43,9 +41,7 @@ public final class AttemptOutcomes {
                 releases = CASE WHEN status = 'RUNNING' THEN releases + 1 ELSE releases END,
                 updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
                 last_event_seq = last_event_seq + 1
-            """ + HELD + "\nRETURNING *",
-            TransitionSql.EVENT_BY_STATUS,
-            ":detail");
+            """ + HELD + "\nRETURNING *", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     /**
      * S-EX-4, S-EX-5, S-EX-7: a failed attempt retries after the given delay, or fails the run when no delay is
@@ -88,7 +84,10 @@ public final class AttemptOutcomes {
 
     /** The handler returned. Empty when the attempt no longer holds the run. */
     public Optional<Run> completeIfHeld(UUID runId, long token, String worker) {
-        return jdbc.sql(complete).paramSource(held(runId, token, worker)).query(RunRowMapper.INSTANCE).optional();
+        return jdbc.sql(complete)
+                .paramSource(held(runId, token, worker))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     /** The handler asked for a release. Empty when the attempt no longer holds the run. */
@@ -96,7 +95,10 @@ public final class AttemptOutcomes {
         MapSqlParameterSource params = held(runId, token, worker)
                 .addValue("delayMs", delay.toMillis(), Types.BIGINT)
                 .addValue("detail", reason, Types.VARCHAR);
-        return jdbc.sql(release).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+        return jdbc.sql(release)
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     /**

@@ -35,8 +35,8 @@ public final class ExpiredLeases {
                 .addValue("limit", limit, Types.INTEGER);
         return jdbc.sql(find)
                 .paramSource(params)
-                .query((rs, rowNum) ->
-                        new ClaimedRun(RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases")))
+                .query((rs, rowNum) -> new ClaimedRun(
+                        RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases")))
                 .list();
     }
 }

@@ -88,7 +88,8 @@ public final class RunAdmissions {
     private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
             + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED;
 
-    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = """
+    private static final String ADMIT_WITH_IDEMPOTENCY_KEY =
+            """
             WITH current_owner AS (
                 SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
                 WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
@@ -102,7 +103,7 @@ public final class RunAdmissions {
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-            + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED + """
+                    + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;
@@ -154,8 +155,10 @@ public final class RunAdmissions {
         List<Integer> lockOrder = IntStream.range(0, runs.size())
                 .boxed()
                 .sorted(Comparator.comparing((Integer i) -> runs.get(i).taskId())
-                        .thenComparing(i -> runs.get(i).idempotencyKey(), Comparator.nullsLast(Comparator.naturalOrder()))
-                        .thenComparing(i -> runs.get(i).singletonKey(), Comparator.nullsLast(Comparator.naturalOrder())))
+                        .thenComparing(
+                                i -> runs.get(i).idempotencyKey(), Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparing(
+                                i -> runs.get(i).singletonKey(), Comparator.nullsLast(Comparator.naturalOrder())))
                 .toList();
         transactions.executeWithoutResult(status -> {
             for (int index : lockOrder) {
@@ -186,20 +189,28 @@ public final class RunAdmissions {
     private @Nullable Admission admitOnce(NewRun run) {
         MapSqlParameterSource params = parameters(run);
         if (run.idempotencyKey() == null) {
-            Optional<Run> created = jdbc.sql(admitWithoutKey).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+            Optional<Run> created = jdbc.sql(admitWithoutKey)
+                    .paramSource(params)
+                    .query(RunRowMapper.INSTANCE)
+                    .optional();
             return created.<Admission>map(Admission.Created::new).orElseGet(() -> singletonHeld(run));
         }
-        List<Admission> answers = jdbc.sql(admitWithKey).paramSource(params).<Admission>query((rs, rowNum) -> {
-            Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-            return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
-        }).list();
+        List<Admission> answers = jdbc.sql(admitWithKey)
+                .paramSource(params)
+                .<Admission>query((rs, rowNum) -> {
+                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+                    return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
+                })
+                .list();
         if (!answers.isEmpty()) {
             return answers.get(0);
         }
         if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
             return singletonHeld(run);
         }
-        return reads.findCurrentOwner(run.taskId(), run.idempotencyKey()).map(Admission.Existing::new).orElse(null);
+        return reads.findCurrentOwner(run.taskId(), run.idempotencyKey())
+                .map(Admission.Existing::new)
+                .orElse(null);
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {
@@ -221,7 +232,9 @@ public final class RunAdmissions {
                 .addValue("idempotencyKey", run.idempotencyKey(), Types.VARCHAR)
                 .addValue(
                         "idempotencyKeyTtlMs",
-                        run.idempotencyKeyTtl() == null ? null : run.idempotencyKeyTtl().toMillis(),
+                        run.idempotencyKeyTtl() == null
+                                ? null
+                                : run.idempotencyKeyTtl().toMillis(),
                         Types.BIGINT)
                 .addValue("singletonKey", run.singletonKey(), Types.VARCHAR)
                 .addValue("concurrencyKey", run.concurrencyKey(), Types.VARCHAR)

@@ -90,8 +90,8 @@ public final class RunClaims {
     /** What a heartbeat learned about one held run. */
     public record HeldRun(UUID runId, long fencingToken, RunStatus status) {}
 
-    private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) ->
-            new ClaimedRun(RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases"));
+    private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) -> new ClaimedRun(
+            RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases"));
 
     private final JdbcClient jdbc;
 
@@ -150,7 +150,8 @@ public final class RunClaims {
                 .addValue("worker", worker, Types.VARCHAR)
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
-        return jdbc.sql(heartbeat)
+        return jdbc
+                .sql(heartbeat)
                 .paramSource(params)
                 .query((rs, rowNum) -> new HeldRun(
                         rs.getObject("id", UUID.class),

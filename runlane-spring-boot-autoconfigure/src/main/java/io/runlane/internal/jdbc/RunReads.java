@@ -81,7 +81,10 @@ public final class RunReads {
     }
 
     public Optional<Run> get(UUID runId) {
-        return jdbc.sql(get).paramSource(byId(runId)).query(RunRowMapper.INSTANCE).optional();
+        return jdbc.sql(get)
+                .paramSource(byId(runId))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     public List<RunEvent> events(UUID runId) {

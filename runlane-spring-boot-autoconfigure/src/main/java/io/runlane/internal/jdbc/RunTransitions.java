@@ -16,31 +16,25 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public final class RunTransitions {
 
-    private static final String FINISH = TransitionSql.transition(
-            """
+    private static final String FINISH = TransitionSql.transition("""
             UPDATE {schema}.runs
             SET status = :status, finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
                 lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
             WHERE id = :id AND environment = :environment AND finished_at IS NULL
-            RETURNING *""",
-            TransitionSql.EVENT_BY_STATUS,
-            ":detail");
+            RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     /**
      * S-CA-1..3: a waiting run is cancelled at once, a running one is asked to stop, anything else is left as it is.
      */
-    private static final String CANCEL = TransitionSql.transition(
-            """
+    private static final String CANCEL = TransitionSql.transition("""
             UPDATE {schema}.runs
             SET status = CASE WHEN status = 'RUNNING' THEN 'CANCELLATION_REQUESTED' ELSE 'CANCELLED' END,
                 finished_at = CASE WHEN status = 'RUNNING' THEN NULL ELSE statement_timestamp() END,
                 updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
             WHERE id = :id AND environment = :environment
               AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'RUNNING')
-            RETURNING *""",
-            TransitionSql.EVENT_BY_STATUS,
-            ":detail");
+            RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     private final JdbcClient jdbc;
 

@@ -40,7 +40,11 @@ public final class LeaseRescuer {
     private final int batchSize;
 
     public LeaseRescuer(
-            ExpiredLeases expiredLeases, AttemptOutcomes outcomes, TaskRegistry tasks, RetryPolicy retries, int batchSize) {
+            ExpiredLeases expiredLeases,
+            AttemptOutcomes outcomes,
+            TaskRegistry tasks,
+            RetryPolicy retries,
+            int batchSize) {
         this.expiredLeases = expiredLeases;
         this.outcomes = outcomes;
         this.tasks = tasks;
@@ -55,14 +59,17 @@ public final class LeaseRescuer {
             TaskDefinition task = tasks.find(expired.run().taskId()).orElse(null);
             Duration retryDelay = retries.retryDelay(task, expired, null);
             RunFailure failure = new RunFailure(
-                    LEASE_EXPIRED, null, "attempt " + expired.run().attempts() + " lost its lease (worker stopped heartbeating)");
+                    LEASE_EXPIRED,
+                    null,
+                    "attempt " + expired.run().attempts() + " lost its lease (worker stopped heartbeating)");
             boolean changed = outcomes.expireIfLeaseLapsed(
                             expired.run().id(), expired.fencingToken(), "maintenance", failure, retryDelay)
                     .isPresent();
             if (changed) {
                 rescued++;
-                logger.warn("Recovered run " + expired.run().id() + " of task '" + expired.run().taskId()
-                        + "' after its lease expired; " + (retryDelay == null ? "no attempts left" : "retrying in " + retryDelay));
+                logger.warn("Recovered run " + expired.run().id() + " of task '"
+                        + expired.run().taskId() + "' after its lease expired; "
+                        + (retryDelay == null ? "no attempts left" : "retrying in " + retryDelay));
             }
         }
         return rescued;

@@ -30,7 +30,8 @@ public final class TaskDefinitionReader {
     public TaskDefinition read(Object bean) {
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
         if (!(bean instanceof TaskHandler<?> handler)) {
-            throw new TaskDeclarationException(handlerClass, "is annotated with @Task but does not implement TaskHandler");
+            throw new TaskDeclarationException(
+                    handlerClass, "is annotated with @Task but does not implement TaskHandler");
         }
         Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
         if (task == null) {
@@ -41,8 +42,8 @@ public final class TaskDefinitionReader {
         if (!settings.queues().contains(queue)) {
             throw new TaskDeclarationException(
                     handlerClass,
-                    "names queue '" + queue + "', which is not declared; declare it under runlane.queues."
-                            + queue + " (declared: " + settings.queues() + ") (S-QC-1)");
+                    "names queue '" + queue + "', which is not declared; declare it under runlane.queues." + queue
+                            + " (declared: " + settings.queues() + ") (S-QC-1)");
         }
         ResolvableType payload =
                 ResolvableType.forClass(handlerClass).as(TaskHandler.class).getGeneric(0);

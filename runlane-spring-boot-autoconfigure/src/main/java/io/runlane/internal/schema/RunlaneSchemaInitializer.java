@@ -69,17 +69,23 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
             ChangeLogParameters parameters = new ChangeLogParameters(database);
             parameters.set(SCHEMA_PARAMETER, schema);
             Map<String, Object> scope = Map.of(
-                    Scope.Attr.resourceAccessor.name(), new ClassLoaderResourceAccessor(getClass().getClassLoader()),
-                    Scope.Attr.ui.name(), new LoggerUIService(),
-                    "liquibase.analytics.enabled", false,
-                    "liquibase.showBanner", false);
-            Scope.child(scope, () -> new CommandScope(UpdateCommandStep.COMMAND_NAME)
-                    .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
-                    .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
-                    .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
-                    .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
-                    .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
-                    .execute());
+                    Scope.Attr.resourceAccessor.name(),
+                    new ClassLoaderResourceAccessor(getClass().getClassLoader()),
+                    Scope.Attr.ui.name(),
+                    new LoggerUIService(),
+                    "liquibase.analytics.enabled",
+                    false,
+                    "liquibase.showBanner",
+                    false);
+            Scope.child(
+                    scope,
+                    () -> new CommandScope(UpdateCommandStep.COMMAND_NAME)
+                            .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
+                            .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                            .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
+                            .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
+                            .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
+                            .execute());
         } catch (Exception ex) {
             throw new RunlaneException(
                     "schema_initialization_failed", "Could not apply Runlane's schema to '" + schema + "': " + ex, ex);

@@ -50,7 +50,8 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     @Override
     public TriggerResult trigger(String taskId, Object payload, TriggerOptions options) {
-        return admit(planner.plan(tasks.require(KeyRules.requireValid("taskId", taskId)), payload, optionsOrNone(options)));
+        return admit(
+                planner.plan(tasks.require(KeyRules.requireValid("taskId", taskId)), payload, optionsOrNone(options)));
     }
 
     @Override
@@ -71,7 +72,9 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
             String taskId = KeyRules.requireValid("requests[" + i + "].taskId", request.taskId());
             planned.add(planner.plan(tasks.require(taskId), request.payload(), request.options()));
         }
-        return admissions.admitAll(planned).stream().map(DefaultRunlaneTemplate::result).toList();
+        return admissions.admitAll(planned).stream()
+                .map(DefaultRunlaneTemplate::result)
+                .toList();
     }
 
     @Override

@@ -46,7 +46,8 @@ public final class PayloadCodec {
         try {
             return jsonMapper.writeValueAsString(payload);
         } catch (JacksonException ex) {
-            throw new PayloadValidationException(task.id(), List.of("payload: cannot be written as JSON: " + ex.getOriginalMessage()));
+            throw new PayloadValidationException(
+                    task.id(), List.of("payload: cannot be written as JSON: " + ex.getOriginalMessage()));
         }
     }
 
@@ -56,7 +57,10 @@ public final class PayloadCodec {
         try {
             typed = jsonMapper.readValue(json, javaType(task));
         } catch (JacksonException ex) {
-            throw new PayloadValidationException(task.id(), List.of("payload: cannot be read as " + task.payloadType().getTypeName() + ": " + ex.getOriginalMessage()));
+            throw new PayloadValidationException(
+                    task.id(),
+                    List.of("payload: cannot be read as " + task.payloadType().getTypeName() + ": "
+                            + ex.getOriginalMessage()));
         }
         return typedAndValid(task, typed);
     }

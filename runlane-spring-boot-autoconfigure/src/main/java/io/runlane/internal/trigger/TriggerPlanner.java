@@ -30,9 +30,24 @@ public final class TriggerPlanner {
 
     public NewRun plan(TaskDefinition task, @Nullable Object payload, TriggerOptions options) {
         Object typed = payloads.typedAndValid(task, payload);
-        String idempotencyKey = key(task, "idempotencyKey", options.idempotencyKey(), typed, p -> task.handler().idempotencyKey(p));
-        String singletonKey = key(task, "singletonKey", options.singletonKey(), typed, p -> task.handler().singletonKey(p));
-        String concurrencyKey = key(task, "concurrencyKey", options.concurrencyKey(), typed, p -> task.handler().concurrencyKey(p));
+        String idempotencyKey = key(
+                task,
+                "idempotencyKey",
+                options.idempotencyKey(),
+                typed,
+                p -> task.handler().idempotencyKey(p));
+        String singletonKey = key(
+                task,
+                "singletonKey",
+                options.singletonKey(),
+                typed,
+                p -> task.handler().singletonKey(p));
+        String concurrencyKey = key(
+                task,
+                "concurrencyKey",
+                options.concurrencyKey(),
+                typed,
+                p -> task.handler().concurrencyKey(p));
         String queue = queue(task, options.queue());
         if (idempotencyKey == null && options.idempotencyKeyTtl() != null) {
             throw new ConfigurationInvalidException(

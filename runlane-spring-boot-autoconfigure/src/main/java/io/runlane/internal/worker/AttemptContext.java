@@ -71,7 +71,8 @@ final class AttemptContext implements RunContext {
         return runlane;
     }
 
-    @Nullable Release requestedRelease() {
+    @Nullable
+    Release requestedRelease() {
         return release;
     }
 

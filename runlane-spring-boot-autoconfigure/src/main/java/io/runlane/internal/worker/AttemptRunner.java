@@ -67,9 +67,13 @@ final class AttemptRunner {
         try {
             payload = payloads.fromJson(task, run.payloadJson());
         } catch (PayloadValidationException ex) {
-            logger.warn("Run " + run.id() + " of task '" + run.taskId() + "' has an invalid payload: " + ex.getMessage());
-            record(context, outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
-                    started, "payload_invalid");
+            logger.warn(
+                    "Run " + run.id() + " of task '" + run.taskId() + "' has an invalid payload: " + ex.getMessage());
+            record(
+                    context,
+                    outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
+                    started,
+                    "payload_invalid");
             return;
         }
         Throwable failure = null;
@@ -82,19 +86,24 @@ final class AttemptRunner {
             AttemptContext.Release release = context.requestedRelease();
             Optional<Run> after = release == null
                     ? outcomes.completeIfHeld(run.id(), claimed.fencingToken(), worker)
-                    : outcomes.releaseIfHeld(run.id(), claimed.fencingToken(), worker, release.delay(), release.reason());
+                    : outcomes.releaseIfHeld(
+                            run.id(), claimed.fencingToken(), worker, release.delay(), release.reason());
             record(context, after, started, release == null ? "succeeded" : "released");
             return;
         }
         if (failure instanceof Error error && !(failure instanceof AssertionError)) {
             logger.error("Run " + run.id() + " of task '" + run.taskId() + "' threw an error", error);
         } else {
-            logger.warn("Attempt " + run.attempts() + " of run " + run.id() + " (task '" + run.taskId() + "') failed",
+            logger.warn(
+                    "Attempt " + run.attempts() + " of run " + run.id() + " (task '" + run.taskId() + "') failed",
                     failure);
         }
         Duration retryDelay = retries.retryDelay(task, claimed, failure);
         RunFailure described = failures.describe(failure);
-        record(context, outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay), started,
+        record(
+                context,
+                outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay),
+                started,
                 retryDelay == null ? "failed" : "retried");
     }
 

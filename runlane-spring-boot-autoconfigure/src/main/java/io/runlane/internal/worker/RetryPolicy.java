@@ -24,7 +24,8 @@ public final class RetryPolicy {
     }
 
     /** The delay before the next attempt, or {@code null} when the run must fail now. */
-    public @Nullable Duration retryDelay(@Nullable TaskDefinition task, ClaimedRun claimed, @Nullable Throwable failure) {
+    public @Nullable Duration retryDelay(
+            @Nullable TaskDefinition task, ClaimedRun claimed, @Nullable Throwable failure) {
         if (failure != null && !isRetryable(task, failure)) {
             return null;
         }

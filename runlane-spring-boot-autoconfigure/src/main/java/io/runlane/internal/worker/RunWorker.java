@@ -295,7 +295,8 @@ public final class RunWorker implements SmartLifecycle {
 
     private List<String> consumedQueues() {
         return settings.queues().stream()
-                .filter(queue -> execution.queues().isEmpty() || execution.queues().contains(queue))
+                .filter(queue ->
+                        execution.queues().isEmpty() || execution.queues().contains(queue))
                 .sorted()
                 .toList();
     }

@@ -56,8 +56,8 @@ final class WakeUpListener implements Runnable {
                 }
             } catch (SQLException | RuntimeException ex) {
                 if (running) {
-                    logger.warn("Listening for new runs failed; polling continues, reconnecting in " + RECONNECT_PAUSE,
-                            ex);
+                    logger.warn(
+                            "Listening for new runs failed; polling continues, reconnecting in " + RECONNECT_PAUSE, ex);
                     pause();
                 }
             } finally {
