@@ -26,6 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param sourceRunId the run this one was rerun or retried from
  * @param concurrencyKey the concurrency key, if any
  * @param idempotencyKeyTtl the retention captured when the run was created, if it has an idempotency key
+ * @param sourceType how this run was derived from {@code sourceRunId}: {@code RERUN} or {@code RETRY}
  */
 public record Run(
         UUID id,
@@ -44,7 +45,8 @@ public record Run(
         @JsonRawValue String payloadJson,
         @Nullable UUID sourceRunId,
         @Nullable String concurrencyKey,
-        @Nullable IdempotencyKeyTtl idempotencyKeyTtl) {
+        @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
+        @Nullable String sourceType) {
 
     /** When a terminal owner's idempotency retention ends, or {@code null} while active or without a key. */
     public @Nullable Instant idempotencyRetainedUntil() {

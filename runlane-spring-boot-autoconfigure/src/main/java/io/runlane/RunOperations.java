@@ -11,8 +11,14 @@ public interface RunOperations {
     /** The run with this id, or empty when there is none in this environment. */
     Optional<Run> get(UUID runId);
 
+    /** Runs matching the query, newest first, one page at a time (S-OP-1). */
+    Page<Run> list(RunQuery query);
+
     /** The run's events in sequence order; fails with {@link RunNotFoundException} for an unknown run. */
     List<RunEvent> events(UUID runId);
+
+    /** The run's attempts in order, derived from its events; fails with {@link RunNotFoundException}. */
+    List<RunAttempt> attempts(UUID runId);
 
     /**
      * An active run of the task holding the given idempotency key or singleton key (at least one must be given).
@@ -34,4 +40,32 @@ public interface RunOperations {
      * @throws RunNotFoundException when there is no such run in this environment
      */
     Run cancel(UUID runId, @Nullable String reason);
+
+    /**
+     * Creates a new run of a terminal run's task and payload, linked to it (source type {@code RERUN}), and leaves
+     * the source untouched (S-OP-2). The stored payload is validated again. The new run has no idempotency or
+     * singleton key.
+     *
+     * @throws RunNotFoundException for an unknown run
+     * @throws RunStateException when the source is still active
+     * @throws TaskNotFoundException when this application no longer has the task
+     * @throws PayloadValidationException when the stored payload is no longer valid
+     */
+    default Run rerun(UUID runId) {
+        return rerun(runId, TriggerOptions.none());
+    }
+
+    /** Like {@link #rerun(UUID)}, with the given keys, queue or delay for the new run. */
+    Run rerun(UUID runId, TriggerOptions options);
+
+    /** Like {@link #rerun(UUID)} for a {@code FAILED} run only (source type {@code RETRY}) (S-OP-2). */
+    default Run retry(UUID runId) {
+        return retry(runId, TriggerOptions.none());
+    }
+
+    /** Like {@link #retry(UUID)}, with the given keys, queue or delay for the new run. */
+    Run retry(UUID runId, TriggerOptions options);
+
+    /** Deletes terminal runs with their events and key ownership, in bounded batches (S-OP-3, S-IK-9). */
+    PruneResult prune(PruneRequest request);
 }

@@ -6,6 +6,7 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.registry.TaskDefinitionReader;
@@ -53,6 +54,23 @@ public final class RunlaneBenchmarks {
         public void run(Payload payload, RunContext context) {}
     }
 
+    /** Does nothing but note when it started, for end-to-end and latency scenarios. */
+    @Task(id = "bench.noop")
+    public static final class NoopTask implements TaskHandler<NoopTask.Payload> {
+
+        public record Payload(int index) {}
+
+        static final java.util.concurrent.atomic.AtomicLong COMPLETED = new java.util.concurrent.atomic.AtomicLong();
+
+        static volatile java.util.concurrent.CompletableFuture<Long> started = new java.util.concurrent.CompletableFuture<>();
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            started.complete(System.nanoTime());
+            COMPLETED.incrementAndGet();
+        }
+    }
+
     private record Row(
             String scenario,
             int threads,
@@ -85,6 +103,7 @@ public final class RunlaneBenchmarks {
         }
         long roundMillis = quick ? 1_000 : 5_000;
         int rounds = quick ? 1 : 3;
+        String latencyReport;
         try (BenchmarkDatabase database = BenchmarkDatabase.open(jdbcUrl);
                 HikariDataSource pool = database.pool(16)) {
             JdbcTemplate jdbc = new JdbcTemplate(pool);
@@ -98,7 +117,9 @@ public final class RunlaneBenchmarks {
                 rows.add(triggerNewRuns(runlane, jdbc, threads, roundMillis, rounds));
             }
             rows.add(triggerDuplicates(runlane, jdbc, 4, roundMillis, rounds));
-            String report = report(database, jdbc, rows, quick);
+            rows.add(endToEnd(pool, jdbc, quick ? 5_000 : 100_000));
+            latencyReport = latency(pool, quick ? 50 : 300);
+            String report = report(database, jdbc, rows, quick) + latencyReport;
             System.out.println(report);
             Files.createDirectories(results.toAbsolutePath().getParent());
             Files.writeString(results, report);
@@ -107,13 +128,117 @@ public final class RunlaneBenchmarks {
     }
 
     private static RunlaneEngine engine(HikariDataSource pool) {
+        return engine(pool, ExecutionSettings.defaults());
+    }
+
+    private static RunlaneEngine engine(HikariDataSource pool, ExecutionSettings execution) {
         RunlaneSettings settings = RunlaneSettings.defaults(SCHEMA);
         PayloadCodec payloads = new PayloadCodec(
                 JsonMapper.builder().findAndAddModules().build(),
                 new BeanValidationPayloadValidator(
                         Validation.buildDefaultValidatorFactory().getValidator()));
-        TaskRegistry tasks = new TaskRegistry(List.of(new TaskDefinitionReader(settings).read(new BenchTask())));
-        return new RunlaneEngine(pool, new JdbcTransactionManager(pool), settings, tasks, payloads);
+        TaskDefinitionReader reader = new TaskDefinitionReader(settings);
+        TaskRegistry tasks = new TaskRegistry(List.of(reader.read(new BenchTask()), reader.read(new NoopTask())));
+        return new RunlaneEngine(
+                pool,
+                new JdbcTransactionManager(pool),
+                settings,
+                execution,
+                tasks,
+                payloads,
+                io.runlane.internal.EngineListener.NONE);
+    }
+
+    /**
+     * End-to-end: {@code runs} no-op runs drained by one instance with 8 workers, against a plain JDBC loop that
+     * claims batches with FOR UPDATE SKIP LOCKED and completes each row, with 8 threads.
+     */
+    private static Row endToEnd(HikariDataSource pool, JdbcTemplate jdbc, int runs) throws Exception {
+        RunlaneEngine engine = engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofMillis(100)));
+        for (int offset = 0; offset < runs; offset += 1000) {
+            int from = offset;
+            engine.template().triggerAll(java.util.stream.IntStream.range(from, Math.min(runs, from + 1000))
+                    .mapToObj(i -> io.runlane.TriggerRequest.of("bench.noop", new NoopTask.Payload(i)))
+                    .toList());
+        }
+        long completedBefore = NoopTask.COMPLETED.get();
+        long began = System.nanoTime();
+        engine.worker().start();
+        while (jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".runs WHERE task_id = 'bench.noop'"
+                + " AND finished_at IS NULL", Long.class) > 0) {
+            Thread.sleep(50);
+        }
+        double runlaneSeconds = (System.nanoTime() - began) / 1e9;
+        engine.worker().stop();
+        long executed = NoopTask.COMPLETED.get() - completedBefore;
+
+        jdbc.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".plain_jobs (id bigserial PRIMARY KEY, status text NOT NULL,"
+                + " run_at timestamptz NOT NULL DEFAULT now(), locked_by text, finished_at timestamptz)");
+        jdbc.execute("CREATE INDEX IF NOT EXISTS plain_jobs_due ON " + SCHEMA + ".plain_jobs (run_at) WHERE status = 'QUEUED'");
+        jdbc.update("INSERT INTO " + SCHEMA + ".plain_jobs (status) SELECT 'QUEUED' FROM generate_series(1, ?)", runs);
+        String claim = "UPDATE " + SCHEMA + ".plain_jobs SET status = 'RUNNING', locked_by = ? WHERE id IN (SELECT id FROM "
+                + SCHEMA + ".plain_jobs WHERE status = 'QUEUED' AND run_at <= now() ORDER BY run_at LIMIT 8"
+                + " FOR UPDATE SKIP LOCKED) RETURNING id";
+        String complete = "UPDATE " + SCHEMA + ".plain_jobs SET status = 'DONE', finished_at = now() WHERE id = ?"
+                + " AND status = 'RUNNING'";
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+        long plainBegan = System.nanoTime();
+        List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            String worker = "plain-" + t;
+            done.add(threads.submit(() -> {
+                int count = 0;
+                while (true) {
+                    List<Long> ids = jdbc.queryForList(claim, Long.class, worker);
+                    if (ids.isEmpty()) {
+                        return count;
+                    }
+                    for (Long id : ids) {
+                        jdbc.update(complete, id);
+                        count++;
+                    }
+                }
+            }));
+        }
+        long plainDone = 0;
+        for (java.util.concurrent.Future<Integer> future : done) {
+            plainDone += future.get();
+        }
+        double plainSeconds = (System.nanoTime() - plainBegan) / 1e9;
+        threads.shutdown();
+        System.out.printf(Locale.ROOT, "end-to-end: Runlane %d runs in %.2f s, plain JDBC %d in %.2f s%n",
+                executed, runlaneSeconds, plainDone, plainSeconds);
+        return new Row(
+                "end-to-end, " + runs + " no-op runs, 8 workers",
+                8,
+                new Measurement.Rounds(List.of(executed / runlaneSeconds)),
+                new Measurement.Rounds(List.of(plainDone / plainSeconds)),
+                "JDBC claim (SKIP LOCKED, batch 8) + complete");
+    }
+
+    /** Trigger-to-start latency with an idle worker: from the trigger call to the handler's first line. */
+    private static String latency(HikariDataSource pool, int samples) throws Exception {
+        RunlaneEngine engine = engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofSeconds(1)));
+        engine.worker().start();
+        Thread.sleep(500);
+        List<Double> millis = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            java.util.concurrent.CompletableFuture<Long> started = new java.util.concurrent.CompletableFuture<>();
+            NoopTask.started = started;
+            long before = System.nanoTime();
+            engine.template().trigger("bench.noop", new NoopTask.Payload(i), TriggerOptions.none());
+            long at = started.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            millis.add((at - before) / 1e6);
+            Thread.sleep(20);
+        }
+        engine.worker().stop();
+        List<Double> sorted = millis.stream().sorted().toList();
+        double p50 = sorted.get((int) Math.floor(0.50 * (sorted.size() - 1)));
+        double p99 = sorted.get((int) Math.floor(0.99 * (sorted.size() - 1)));
+        return String.format(Locale.ROOT,
+                "%n| latency, idle worker (%d samples) | p50 ms | p99 ms | max ms |%n|---|---:|---:|---:|%n"
+                        + "| trigger to handler start | %.1f | %.1f | %.1f |%n",
+                samples, p50, p99, sorted.get(sorted.size() - 1));
     }
 
     /** Trigger of new runs with idempotency keys vs a plain single-row insert with commit. */

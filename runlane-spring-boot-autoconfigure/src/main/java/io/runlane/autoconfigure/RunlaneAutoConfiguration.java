@@ -4,7 +4,12 @@ import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
+import io.runlane.RunStatus;
 import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.PruningSettings;
+import io.runlane.internal.maintenance.PruningService;
+import java.time.Duration;
+import java.util.EnumMap;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.maintenance.MaintenanceService;
@@ -14,8 +19,8 @@ import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
-import io.runlane.internal.worker.AttemptListener;
-import io.runlane.internal.worker.CompositeAttemptListener;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.CompositeEngineListener;
 import io.runlane.internal.worker.RunWorker;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,6 +115,17 @@ public final class RunlaneAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    PruningSettings runlanePruningSettings(RunlaneProperties properties) {
+        RunlaneProperties.Pruning pruning = properties.getPruning();
+        Map<RunStatus, Duration> retention = new EnumMap<>(RunStatus.class);
+        retention.put(RunStatus.SUCCEEDED, pruning.getRetention().getSucceeded());
+        retention.put(RunStatus.FAILED, pruning.getRetention().getFailed());
+        retention.put(RunStatus.CANCELLED, pruning.getRetention().getCancelled());
+        return new PruningSettings(retention, pruning.getInterval(), pruning.getBatchSize(), pruning.getTimeBudget());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", matchIfMissing = true)
     RunlaneSchemaInitializer runlaneSchemaInitializer(DataSource dataSource, RunlaneSettings settings) {
         return new RunlaneSchemaInitializer(dataSource, settings.schema());
@@ -141,18 +157,20 @@ public final class RunlaneAutoConfiguration {
             ObjectProvider<PlatformTransactionManager> transactionManager,
             RunlaneSettings settings,
             ExecutionSettings execution,
+            PruningSettings pruning,
             TaskRegistry tasks,
             PayloadCodec payloads,
-            ObjectProvider<AttemptListener> listeners) {
-        List<AttemptListener> all = listeners.orderedStream().toList();
+            ObjectProvider<EngineListener> listeners) {
+        List<EngineListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,
                 transactionManager.getIfUnique(() -> new JdbcTransactionManager(dataSource)),
                 settings,
                 execution,
+                pruning,
                 tasks,
                 payloads,
-                CompositeAttemptListener.of(all));
+                CompositeEngineListener.of(all));
     }
 
     /** The worker; a lifecycle bean, so Spring starts it after every singleton and stops it first (S-EX-8). */
@@ -169,6 +187,14 @@ public final class RunlaneAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "runlane.recovery.enabled", matchIfMissing = true)
     MaintenanceService runlaneMaintenance(RunlaneEngine engine) {
         return engine.maintenance();
+    }
+
+    /** The automatic pruning job; a lifecycle bean. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.pruning.enabled", matchIfMissing = true)
+    PruningService runlanePruning(RunlaneEngine engine) {
+        return engine.pruning();
     }
 
     @Bean

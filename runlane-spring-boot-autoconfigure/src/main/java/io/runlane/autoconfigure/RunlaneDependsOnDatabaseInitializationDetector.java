@@ -3,6 +3,7 @@ package io.runlane.autoconfigure;
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
+import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.worker.RunWorker;
 import java.util.Set;
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
@@ -16,6 +17,6 @@ public final class RunlaneDependsOnDatabaseInitializationDetector
 
     @Override
     protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
-        return Set.of(RunlaneEngine.class, RunlaneTemplate.class, RunWorker.class, MaintenanceService.class);
+        return Set.of(RunlaneEngine.class, RunlaneTemplate.class, RunWorker.class, MaintenanceService.class, PruningService.class);
     }
 }

@@ -30,6 +30,8 @@ public class RunlaneProperties {
 
     private final Failures failures = new Failures();
 
+    private final Pruning pruning = new Pruning();
+
     /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -75,6 +77,101 @@ public class RunlaneProperties {
 
     public Failures getFailures() {
         return failures;
+    }
+
+    public Pruning getPruning() {
+        return pruning;
+    }
+
+    /** The automatic pruning job. */
+    public static class Pruning {
+
+        /** Whether this instance prunes finished runs; safe to run on every instance at once. */
+        private boolean enabled = true;
+
+        /** How often the job runs (jittered). */
+        private Duration interval = Duration.ofMinutes(1);
+
+        /** Runs deleted per transaction. */
+        private int batchSize = 1000;
+
+        /** How long one run of the job may keep deleting. */
+        private Duration timeBudget = Duration.ofSeconds(10);
+
+        private final Retention retention = new Retention();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getTimeBudget() {
+            return timeBudget;
+        }
+
+        public void setTimeBudget(Duration timeBudget) {
+            this.timeBudget = timeBudget;
+        }
+
+        public Retention getRetention() {
+            return retention;
+        }
+    }
+
+    /** How long finished runs are kept, per status; a run whose idempotency retention runs longer is kept longer. */
+    public static class Retention {
+
+        /** How long SUCCEEDED runs are kept after they finish. */
+        private Duration succeeded = Duration.ofDays(7);
+
+        /** How long FAILED runs are kept after they finish. */
+        private Duration failed = Duration.ofDays(30);
+
+        /** How long CANCELLED runs are kept after they finish. */
+        private Duration cancelled = Duration.ofDays(7);
+
+        public Duration getSucceeded() {
+            return succeeded;
+        }
+
+        public void setSucceeded(Duration succeeded) {
+            this.succeeded = succeeded;
+        }
+
+        public Duration getFailed() {
+            return failed;
+        }
+
+        public void setFailed(Duration failed) {
+            this.failed = failed;
+        }
+
+        public Duration getCancelled() {
+            return cancelled;
+        }
+
+        public void setCancelled(Duration cancelled) {
+            this.cancelled = cancelled;
+        }
     }
 
     /** The worker that claims and executes runs on this instance. */

@@ -1,25 +1,25 @@
 package io.runlane.internal;
 
-import io.runlane.IdempotencyKeyOperations;
-import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.jdbc.RunListing;
+import io.runlane.internal.jdbc.RunPruner;
+import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
+import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskRegistry;
-import io.runlane.internal.trigger.DefaultIdempotencyKeyOperations;
-import io.runlane.internal.trigger.DefaultRunOperations;
-import io.runlane.internal.trigger.DefaultRunlaneTemplate;
 import io.runlane.internal.trigger.PayloadCodec;
-import io.runlane.internal.trigger.TriggerPlanner;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.trigger.TriggerEngine;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.worker.DueRunNotifier;
 import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
@@ -51,6 +51,10 @@ public final class RunlaneEngine {
 
     private final RunClaims claims;
 
+    private final RunStatistics statistics;
+
+    private final PruningService pruning;
+
     private final AttemptOutcomes outcomes;
 
     public RunlaneEngine(
@@ -66,7 +70,7 @@ public final class RunlaneEngine {
                 ExecutionSettings.defaults(),
                 tasks,
                 payloads,
-                AttemptListener.NONE);
+                EngineListener.NONE);
     }
 
     public RunlaneEngine(
@@ -76,7 +80,19 @@ public final class RunlaneEngine {
             ExecutionSettings execution,
             TaskRegistry tasks,
             PayloadCodec payloads,
-            AttemptListener listener) {
+            EngineListener listener) {
+        this(dataSource, transactionManager, settings, execution, PruningSettings.defaults(), tasks, payloads, listener);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new TransactionTemplate(transactionManager);
         SqlTemplate sql = new SqlTemplate(settings.schema());
@@ -85,23 +101,40 @@ public final class RunlaneEngine {
         this.tasks = tasks;
         this.reads = new RunReads(jdbc, sql, environment);
         this.transitions = new RunTransitions(jdbc, sql, environment);
-        RunOperations runs = new DefaultRunOperations(reads, transitions);
-        IdempotencyKeyOperations keys =
-                new DefaultIdempotencyKeyOperations(tasks, new IdempotencyKeyResets(jdbc, sql, environment));
-        RunAdmissions admissions = new RunAdmissions(jdbc, transactions, reads, sql, environment);
-        this.template =
-                new DefaultRunlaneTemplate(tasks, new TriggerPlanner(settings, payloads), admissions, runs, keys);
+        this.statistics = new RunStatistics(jdbc, sql, environment);
+        RunPruner pruner = new RunPruner(jdbc, sql, environment);
+        DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        this.template = TriggerEngine.template(
+                settings,
+                tasks,
+                payloads,
+                new RunAdmissions(jdbc, transactions, reads, sql, environment),
+                reads,
+                new RunListing(jdbc, sql, environment),
+                transitions,
+                pruner,
+                new IdempotencyKeyResets(jdbc, sql, environment),
+                notifier,
+                listener);
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
-        this.worker =
-                new RunWorker(dataSource, settings, execution, tasks, claims, outcomes, payloads, template, listener);
+        this.worker = new RunWorker(
+                dataSource, settings, execution, tasks, claims, outcomes, payloads, template, listener, notifier);
         this.leaseRescuer = new LeaseRescuer(
                 new ExpiredLeases(jdbc, sql, environment),
                 outcomes,
                 tasks,
                 new RetryPolicy(execution),
-                execution.recoveryBatchSize());
+                execution.recoveryBatchSize(),
+                listener);
         this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
+        this.pruning = new PruningService(
+                pruner,
+                pruningSettings.retention(),
+                pruningSettings.interval(),
+                pruningSettings.batchSize(),
+                pruningSettings.timeBudget(),
+                listener);
     }
 
     public RunlaneSettings settings() {
@@ -136,6 +169,16 @@ public final class RunlaneEngine {
 
     public LeaseRescuer leaseRescuer() {
         return leaseRescuer;
+    }
+
+    /** Counts of active runs per queue, for the endpoint, health and gauges. */
+    public RunStatistics statistics() {
+        return statistics;
+    }
+
+    /** The automatic pruning job; not started until its lifecycle starts it. */
+    public PruningService pruning() {
+        return pruning;
     }
 
     public RunClaims claims() {

@@ -18,12 +18,12 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.SqlTemplate;
-import io.runlane.internal.worker.AttemptListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -197,7 +197,7 @@ class CancellationIntegrationTests {
                                 .withBackoff(Duration.ofHours(1), Duration.ofHours(1))
                                 .withShutdownTimeout(Duration.ofSeconds(5))
                                 .withQueues(Set.of(RunlaneSettings.DEFAULT_QUEUE)),
-                        AttemptListener.NONE,
+                        EngineListener.NONE,
                         new Probed(),
                         new Raced())
                 .startWorker();
@@ -218,14 +218,13 @@ class CancellationIntegrationTests {
             + " singleton")
     void waitingRunIsCancelledAtOnce(RunStatus waiting) {
         String token = newToken();
-        TriggerResult triggered =
-                switch (waiting) {
-                    case QUEUED -> trigger(token, Behaviour.SUCCEED, options().queue(IDLE_QUEUE));
-                    case SCHEDULED -> trigger(token, Behaviour.SUCCEED, options().delay(Duration.ofHours(1)));
-                    case RETRYING -> trigger(token, Behaviour.FAIL, options());
-                    case RELEASED -> trigger(token, Behaviour.RELEASE, options());
-                    default -> throw new IllegalArgumentException(waiting.name());
-                };
+        TriggerResult triggered = switch (waiting) {
+            case QUEUED -> trigger(token, Behaviour.SUCCEED, options().queue(IDLE_QUEUE));
+            case SCHEDULED -> trigger(token, Behaviour.SUCCEED, options().delay(Duration.ofHours(1)));
+            case RETRYING -> trigger(token, Behaviour.FAIL, options());
+            case RELEASED -> trigger(token, Behaviour.RELEASE, options());
+            default -> throw new IllegalArgumentException(waiting.name());
+        };
         UUID runId = triggered.runId();
         awaitStatus(runId, waiting);
         Run before = runlane.run(runId);
@@ -390,17 +389,17 @@ class CancellationIntegrationTests {
     @DisplayName("S-CA-3, S-RL-1: cancelling a terminal run returns it unchanged and appends no event")
     void cancellingATerminalRunChangesNothing(RunStatus terminal) {
         String token = newToken();
-        UUID runId =
-                switch (terminal) {
-                    case SUCCEEDED -> trigger(token, Behaviour.SUCCEED, options()).runId();
-                    case FAILED -> trigger(token, Behaviour.FAIL_FOR_GOOD, options()).runId();
-                    case CANCELLED -> {
-                        UUID queued = trigger(token, Behaviour.SUCCEED, options().queue(IDLE_QUEUE)).runId();
-                        runs().cancel(queued, REASON);
-                        yield queued;
-                    }
-                    default -> throw new IllegalArgumentException(terminal.name());
-                };
+        UUID runId = switch (terminal) {
+            case SUCCEEDED -> trigger(token, Behaviour.SUCCEED, options()).runId();
+            case FAILED -> trigger(token, Behaviour.FAIL_FOR_GOOD, options()).runId();
+            case CANCELLED -> {
+                UUID queued = trigger(token, Behaviour.SUCCEED, options().queue(IDLE_QUEUE))
+                        .runId();
+                runs().cancel(queued, REASON);
+                yield queued;
+            }
+            default -> throw new IllegalArgumentException(terminal.name());
+        };
         awaitStatus(runId, terminal);
         Run before = runlane.run(runId);
         List<RunEvent> events = runs().events(runId);
@@ -431,14 +430,15 @@ class CancellationIntegrationTests {
     @DisplayName("S-CA-2, S-EX-7: a run asked to stop whose worker died is made CANCELLED by lease recovery")
     void runAskedToStopWhoseLeaseExpiresIsCancelledByRecovery() {
         String token = newToken();
-        UUID runId = trigger(token, Behaviour.SUCCEED, options().queue(ABANDONED_QUEUE)).runId();
+        UUID runId = trigger(token, Behaviour.SUCCEED, options().queue(ABANDONED_QUEUE))
+                .runId();
         RunClaims deadWorker = new RunClaims(
                 JdbcClient.create(dataSource),
                 new TransactionTemplate(new JdbcTransactionManager(dataSource)),
                 new SqlTemplate(runlane.schema()),
                 runlane.engine().settings().environment());
-        List<ClaimedRun> claimed =
-                deadWorker.claimDue("dead-worker", List.of(ABANDONED_QUEUE), List.of(PROBED), 1, Duration.ofMillis(300));
+        List<ClaimedRun> claimed = deadWorker.claimDue(
+                "dead-worker", List.of(ABANDONED_QUEUE), List.of(PROBED), 1, Duration.ofMillis(300));
         assertThat(claimed).extracting(run -> run.run().id()).containsExactly(runId);
 
         assertThat(runs().cancel(runId, REASON).status()).isEqualTo(RunStatus.CANCELLATION_REQUESTED);
@@ -514,9 +514,8 @@ class CancellationIntegrationTests {
             Run run = runlane.run(runId);
             List<RunEvent> events = runs().events(runId);
             Run answer = answers.get(runId);
-            int executions = RACE_EXECUTIONS
-                    .getOrDefault(runId, new AtomicInteger())
-                    .get();
+            int executions =
+                    RACE_EXECUTIONS.getOrDefault(runId, new AtomicInteger()).get();
             String described = runId + " planned " + entry.getValue() + ", cancel answered "
                     + (answer == null ? "nothing" : answer.status()) + ", events " + events;
             assertThat(run.status()).as(described).isIn(RunStatus.SUCCEEDED, RunStatus.CANCELLED);
@@ -542,10 +541,10 @@ class CancellationIntegrationTests {
             switch (answer.status()) {
                 case CANCELLED, CANCELLATION_REQUESTED ->
                     assertThat(run.status()).as(described).isEqualTo(RunStatus.CANCELLED);
-                case SUCCEEDED ->
-                    assertThat(run.status()).as(described).isEqualTo(RunStatus.SUCCEEDED);
+                case SUCCEEDED -> assertThat(run.status()).as(described).isEqualTo(RunStatus.SUCCEEDED);
                 default ->
-                    throw new AssertionError("a cancel answered neither a cancellation nor a terminal run: " + described);
+                    throw new AssertionError(
+                            "a cancel answered neither a cancellation nor a terminal run: " + described);
             }
             if (run.status() == RunStatus.CANCELLED) {
                 assertThat(executions)
@@ -567,7 +566,10 @@ class CancellationIntegrationTests {
                 .as("S-IK-3: a cancelled owner keeps its key for the TTL")
                 .isEqualTo(cancelled.finishedAt().plus(Duration.ofHours(1)));
         TriggerResult duplicate = runlane.template()
-                .trigger(PROBED, new Probed.Payload(token, Behaviour.SUCCEED), options().queue(IDLE_QUEUE).build());
+                .trigger(
+                        PROBED,
+                        new Probed.Payload(token, Behaviour.SUCCEED),
+                        options().queue(IDLE_QUEUE).build());
         assertThat(duplicate.created()).isFalse();
         assertThat(duplicate.runId()).isEqualTo(cancelled.id());
         assertThat(duplicate.run().status()).isEqualTo(RunStatus.CANCELLED);
@@ -619,7 +621,8 @@ class CancellationIntegrationTests {
     }
 
     private static RunStatus awaitTerminal(UUID runId) {
-        return await().atMost(Duration.ofSeconds(10)).until(() -> runlane.run(runId).status(), RunStatus::isTerminal);
+        return await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.run(runId).status(), RunStatus::isTerminal);
     }
 
     private static RunEvent lastEvent(UUID runId) {

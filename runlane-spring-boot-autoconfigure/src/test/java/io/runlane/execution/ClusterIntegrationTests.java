@@ -10,7 +10,7 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerRequest;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -51,7 +51,7 @@ class ClusterIntegrationTests {
     }
 
     /** Counts outcomes that were not a plain success. */
-    static final class Outcomes implements AttemptListener {
+    static final class Outcomes implements EngineListener {
 
         final List<String> unexpected = new CopyOnWriteArrayList<>();
 

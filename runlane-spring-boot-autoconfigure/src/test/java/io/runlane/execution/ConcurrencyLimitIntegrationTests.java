@@ -15,8 +15,8 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.worker.AttemptListener;
 import io.runlane.internal.worker.RunWorker;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -101,7 +101,11 @@ class ConcurrencyLimitIntegrationTests {
     public static class Work implements TaskHandler<Work.Payload> {
 
         public record Payload(
-                String group, @Nullable String key, int workMillis, @Nullable String hold, boolean meet) {}
+                String group,
+                @Nullable String key,
+                int workMillis,
+                @Nullable String hold,
+                boolean meet) {}
 
         @Override
         public @Nullable String concurrencyKey(Payload payload) {
@@ -180,7 +184,7 @@ class ConcurrencyLimitIntegrationTests {
         Cluster cluster = cluster(Map.of(LIMITED, limit));
         String group = "limit-" + limit;
         List<UUID> runIds = triggerAll(IntStream.range(0, 40)
-                .mapToObj(i -> request(new Work.Payload(group, null, 15, null, false), LIMITED, null))
+                .mapToObj(i -> request(new Work.Payload(group, null, 15, null, false), LIMITED))
                 .toList());
         Sampler sampler = sampler(LIMITED);
 
@@ -190,7 +194,9 @@ class ConcurrencyLimitIntegrationTests {
 
         assertThat(sampler.failure).hasValue(null);
         assertThat(sampler.samples.get()).isPositive();
-        assertThat(sampler.maxRunning.get()).as("most running runs in the database").isEqualTo(limit);
+        assertThat(sampler.maxRunning.get())
+                .as("most running runs in the database")
+                .isEqualTo(limit);
         assertThat(GAUGES.get(group).max.get())
                 .as("most handlers running at once")
                 .isEqualTo(limit);
@@ -210,7 +216,7 @@ class ConcurrencyLimitIntegrationTests {
         List<TriggerRequest> requests = new ArrayList<>();
         for (String key : List.of("A", "B")) {
             for (int i = 0; i < 4; i++) {
-                requests.add(request(new Work.Payload(group, key, 5, null, true), LIMITED, null));
+                requests.add(request(new Work.Payload(group, key, 20, null, true), LIMITED));
             }
         }
         List<UUID> runIds = triggerAll(requests);
@@ -238,14 +244,14 @@ class ConcurrencyLimitIntegrationTests {
         String group = "backlog";
         UUID holder = trigger(new Work.Payload(group, "A", 0, hold("a-holder"), false), LIMITED);
         awaitHeld("a-holder");
+        // Far more waiting runs of key A than a claim looks ahead at, so that B must not depend on reaching them.
         List<UUID> backlog = triggerAll(IntStream.range(0, 100)
-                .mapToObj(i -> request(new Work.Payload(group, "A", 0, null, false), LIMITED, null))
+                .mapToObj(i -> request(new Work.Payload(group, "A", 0, null, false), LIMITED))
                 .toList());
 
         UUID otherKey = trigger(new Work.Payload(group, "B", 0, null, false), LIMITED);
 
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> runlane.run(otherKey).status(), RunStatus.SUCCEEDED::equals);
+        await().atMost(Duration.ofSeconds(5)).until(() -> runlane.run(otherKey).status(), RunStatus.SUCCEEDED::equals);
         assertThat(runlane.run(holder).status()).isEqualTo(RunStatus.RUNNING);
         assertThat(backlog)
                 .allSatisfy(runId -> assertThat(runlane.run(runId).status()).isEqualTo(RunStatus.QUEUED));
@@ -316,11 +322,11 @@ class ConcurrencyLimitIntegrationTests {
         UUID holder = trigger(new Work.Payload("held-back", null, 0, hold("backlog-holder"), false), LIMITED);
         awaitHeld("backlog-holder");
         List<UUID> limitedBacklog = triggerAll(IntStream.range(0, 30)
-                .mapToObj(i -> request(new Work.Payload("held-back", null, 0, null, false), LIMITED, null))
+                .mapToObj(i -> request(new Work.Payload("held-back", null, 0, null, false), LIMITED))
                 .toList());
 
         List<UUID> open = triggerAll(IntStream.range(0, 30)
-                .mapToObj(i -> request(new Work.Payload("open", null, 10, null, false), OPEN, null))
+                .mapToObj(i -> request(new Work.Payload("open", null, 10, null, false), OPEN))
                 .toList());
 
         awaitCount(OPEN, RunStatus.SUCCEEDED, open.size(), Duration.ofSeconds(10));
@@ -355,7 +361,7 @@ class ConcurrencyLimitIntegrationTests {
                 schema,
                 settings -> settings.withQueues(Set.of(LIMITED, OPEN)),
                 execution,
-                AttemptListener.NONE,
+                EngineListener.NONE,
                 new Work());
         resources.add(instance::stop);
         return instance;
@@ -369,6 +375,7 @@ class ConcurrencyLimitIntegrationTests {
     private Sampler sampler(String queue) {
         Sampler sampler = new Sampler(track(TestDatabase.newDataSource(1)), runlane.schema(), queue);
         resources.add(sampler);
+        await().atMost(Duration.ofSeconds(10)).until(() -> sampler.samples.get() > 0 || sampler.failure.get() != null);
         return sampler;
     }
 
@@ -387,8 +394,9 @@ class ConcurrencyLimitIntegrationTests {
                 .isTrue();
     }
 
-    private static TriggerRequest request(Work.Payload payload, String queue, @Nullable String unused) {
-        return TriggerRequest.of(WORK, payload, TriggerOptions.builder().queue(queue).build());
+    private static TriggerRequest request(Work.Payload payload, String queue) {
+        return TriggerRequest.of(
+                WORK, payload, TriggerOptions.builder().queue(queue).build());
     }
 
     private UUID trigger(Work.Payload payload, String queue) {
@@ -480,7 +488,10 @@ class ConcurrencyLimitIntegrationTests {
                             while (sampling) {
                                 List<Integer> perKey = jdbc.queryForList(sql, Integer.class, queue);
                                 maxRunning.accumulateAndGet(
-                                        perKey.stream().mapToInt(Integer::intValue).sum(), Math::max);
+                                        perKey.stream()
+                                                .mapToInt(Integer::intValue)
+                                                .sum(),
+                                        Math::max);
                                 maxRunningPerKey.accumulateAndGet(
                                         perKey.stream()
                                                 .mapToInt(Integer::intValue)
@@ -499,9 +510,13 @@ class ConcurrencyLimitIntegrationTests {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             sampling = false;
-            thread.join(TimeUnit.SECONDS.toMillis(10));
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

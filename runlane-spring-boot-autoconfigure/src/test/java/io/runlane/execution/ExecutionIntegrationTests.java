@@ -13,7 +13,7 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -82,7 +82,7 @@ class ExecutionIntegrationTests {
                         ExecutionSettings.defaults()
                                 .withWorker(4, Duration.ofMillis(200))
                                 .withBackoff(Duration.ofMillis(10), Duration.ofMillis(20)),
-                        AttemptListener.NONE,
+                        EngineListener.NONE,
                         new Scripted())
                 .startWorker();
     }

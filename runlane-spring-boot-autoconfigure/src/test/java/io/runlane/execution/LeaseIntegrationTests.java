@@ -13,7 +13,7 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -66,7 +66,7 @@ class LeaseIntegrationTests {
                         .withLease(LEASE, Duration.ofMillis(300))
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200)),
-                AttemptListener.NONE,
+                EngineListener.NONE,
                 new Busy());
     }
 

@@ -1,11 +1,13 @@
 package io.runlane.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.NonRetryableException;
 import io.runlane.Run;
+import io.runlane.RunAttempt;
 import io.runlane.RunContext;
 import io.runlane.RunEvent;
 import io.runlane.RunEventType;
@@ -13,7 +15,7 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import jakarta.validation.constraints.NotBlank;
@@ -88,7 +90,7 @@ class RetryIntegrationTests {
                                 .withWorker(4, Duration.ofMillis(100))
                                 .withBackoff(Duration.ofHours(1), Duration.ofHours(3))
                                 .withMaxFailureMessageLength(50),
-                        AttemptListener.NONE,
+                        EngineListener.NONE,
                         new Failing(),
                         new FixedBackoff(),
                         new Releasing())
@@ -139,6 +141,19 @@ class RetryIntegrationTests {
         Run failed = awaitStatus(runId, RunStatus.FAILED, 4);
 
         assertThat(CALLS.get(key)).hasValue(4);
+        assertThat(runlane.template().runs().attempts(runId))
+                .extracting(RunAttempt::attempt, RunAttempt::outcome, RunAttempt::endedBy)
+                .containsExactly(
+                        tuple(1, RunStatus.RETRYING, RunEventType.RETRY_SCHEDULED),
+                        tuple(2, RunStatus.RETRYING, RunEventType.RETRY_SCHEDULED),
+                        tuple(3, RunStatus.RETRYING, RunEventType.RETRY_SCHEDULED),
+                        tuple(4, RunStatus.FAILED, RunEventType.FAILED));
+        assertThat(runlane.template().runs().attempts(runId))
+                .allSatisfy(attempt -> {
+                    assertThat(attempt.worker()).startsWith("worker-");
+                    assertThat(attempt.endedAt()).isAfterOrEqualTo(attempt.startedAt());
+                    assertThat(attempt.detail()).isEqualTo("try again");
+                });
         assertThat(failed.finishedAt()).isNotNull();
         assertThat(failed.failure().code()).isEqualTo("exception");
         assertThat(failed.failure().exceptionClass()).isEqualTo(IllegalStateException.class.getName());

@@ -10,7 +10,7 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -76,7 +76,7 @@ class ShutdownIntegrationTests {
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200))
                         .withShutdownTimeout(shutdownTimeout),
-                AttemptListener.NONE,
+                EngineListener.NONE,
                 new Blocking());
     }
 

@@ -10,7 +10,7 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
-import io.runlane.internal.worker.AttemptListener;
+import io.runlane.internal.EngineListener;
 import jakarta.validation.Validation;
 import java.util.Arrays;
 import java.util.List;
@@ -40,14 +40,14 @@ public final class TestRunlane {
     private final RunlaneEngine engine;
 
     private TestRunlane(DataSource dataSource, RunlaneSettings settings, List<TaskHandler<?>> handlers) {
-        this(dataSource, settings, ExecutionSettings.defaults(), AttemptListener.NONE, handlers);
+        this(dataSource, settings, ExecutionSettings.defaults(), EngineListener.NONE, handlers);
     }
 
     private TestRunlane(
             DataSource dataSource,
             RunlaneSettings settings,
             ExecutionSettings execution,
-            AttemptListener listener,
+            EngineListener listener,
             List<TaskHandler<?>> handlers) {
         this.dataSource = dataSource;
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
@@ -66,7 +66,7 @@ public final class TestRunlane {
             String schema,
             UnaryOperator<RunlaneSettings> settings,
             ExecutionSettings execution,
-            AttemptListener listener,
+            EngineListener listener,
             TaskHandler<?>... handlers) {
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         return new TestRunlane(

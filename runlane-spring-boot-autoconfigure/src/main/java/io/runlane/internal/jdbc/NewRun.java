@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the attempt budget
  * @param runAt an absolute due time, if the caller gave one
  * @param delay a delay from the database's now, if the caller gave one
+ * @param sourceType how the run was derived from another ({@code RERUN}, {@code RETRY}), if it was
+ * @param sourceRunId the run it was derived from, if any
  */
 public record NewRun(
         UUID id,
@@ -32,4 +34,6 @@ public record NewRun(
         @Nullable String concurrencyKey,
         int maxAttempts,
         @Nullable Instant runAt,
-        @Nullable Duration delay) {}
+        @Nullable Duration delay,
+        @Nullable String sourceType,
+        @Nullable UUID sourceRunId) {}

@@ -50,7 +50,7 @@ public final class RunAdmissions {
             SELECT :id, :environment, :taskId, :queue,
                    CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
-                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp()
+                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId
             FROM %s (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due
             """;
@@ -58,7 +58,7 @@ public final class RunAdmissions {
     private static final String RUN_COLUMNS = """
             INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                        idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
-                                       run_at, created_at, updated_at)
+                                       run_at, created_at, updated_at, source_type, source_run_id)
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
@@ -75,18 +75,12 @@ public final class RunAdmissions {
             )
             """;
 
-    /**
-     * Wakes idle workers (LISTEN/NOTIFY on {@code runlane_<schema>}) when a run is due at once. PostgreSQL delivers
-     * the notification only when the transaction commits, so workers never wake for a run they cannot see yet.
-     */
-    private static final String CREATED_AND_NOTIFIED = """
+    private static final String CREATED = """
             SELECT true AS created, inserted_run.* FROM inserted_run
-            LEFT JOIN LATERAL (SELECT pg_notify('runlane_{schema}', inserted_run.queue)
-                               WHERE inserted_run.status = 'QUEUED') wake ON true
             """;
 
     private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
-            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED;
+            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + CREATED;
 
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY =
             """
@@ -103,7 +97,7 @@ public final class RunAdmissions {
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-                    + "),\n" + CREATED_EVENT + CREATED_AND_NOTIFIED + """
+                    + "),\n" + CREATED_EVENT + CREATED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;
@@ -243,6 +237,8 @@ public final class RunAdmissions {
                         "runAt",
                         run.runAt() == null ? null : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC),
                         Types.TIMESTAMP_WITH_TIMEZONE)
-                .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT);
+                .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT)
+                .addValue("sourceType", run.sourceType(), Types.VARCHAR)
+                .addValue("sourceRunId", run.sourceRunId(), Types.OTHER);
     }
 }

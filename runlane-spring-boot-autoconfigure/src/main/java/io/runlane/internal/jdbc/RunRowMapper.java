@@ -47,7 +47,8 @@ public final class RunRowMapper implements RowMapper<Run> {
                 rs.getString("payload"),
                 rs.getObject("source_run_id", UUID.class),
                 rs.getString("concurrency_key"),
-                ttl);
+                ttl,
+                rs.getString("source_type"));
     }
 
     static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {

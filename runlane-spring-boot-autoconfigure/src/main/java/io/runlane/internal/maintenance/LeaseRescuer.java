@@ -1,6 +1,7 @@
 package io.runlane.internal.maintenance;
 
 import io.runlane.RunFailure;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.ExpiredLeases;
@@ -39,12 +40,16 @@ public final class LeaseRescuer {
 
     private final int batchSize;
 
+    private final EngineListener listener;
+
     public LeaseRescuer(
             ExpiredLeases expiredLeases,
             AttemptOutcomes outcomes,
             TaskRegistry tasks,
             RetryPolicy retries,
-            int batchSize) {
+            int batchSize,
+            EngineListener listener) {
+        this.listener = listener;
         this.expiredLeases = expiredLeases;
         this.outcomes = outcomes;
         this.tasks = tasks;
@@ -71,6 +76,9 @@ public final class LeaseRescuer {
                         + expired.run().taskId() + "' after its lease expired; "
                         + (retryDelay == null ? "no attempts left" : "retrying in " + retryDelay));
             }
+        }
+        if (rescued > 0) {
+            listener.leasesRecovered(rescued);
         }
         return rescued;
     }

@@ -1,36 +1,90 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.InvalidKeyException;
+import io.runlane.Page;
+import io.runlane.PruneRequest;
+import io.runlane.PruneResult;
 import io.runlane.Run;
+import io.runlane.RunAttempt;
 import io.runlane.RunEvent;
+import io.runlane.RunEventType;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunOperations;
+import io.runlane.RunQuery;
+import io.runlane.RunStateException;
+import io.runlane.RunStatus;
+import io.runlane.TriggerOptions;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.jdbc.RunListing;
+import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.registry.TaskRegistry;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
-/** Read operations on runs, scoped to the configured environment (S-OP-1). */
+/** Operator reads and actions on runs, scoped to the configured environment (S-OP, S-CA). */
 public final class DefaultRunOperations implements RunOperations {
 
     static final String OPERATOR = "operator";
 
+    static final String RERUN = "RERUN";
+
+    static final String RETRY = "RETRY";
+
     private final RunReads reads;
+
+    private final RunListing listing;
 
     private final RunTransitions transitions;
 
-    public DefaultRunOperations(RunReads reads, RunTransitions transitions) {
+    private final RunPruner pruner;
+
+    private final TaskRegistry tasks;
+
+    private final TriggerPlanner planner;
+
+    private final RunAdmitter admitter;
+
+    private final EngineListener listener;
+
+    DefaultRunOperations(
+            RunReads reads,
+            RunListing listing,
+            RunTransitions transitions,
+            RunPruner pruner,
+            TaskRegistry tasks,
+            TriggerPlanner planner,
+            RunAdmitter admitter,
+            EngineListener listener) {
         this.reads = reads;
+        this.listing = listing;
         this.transitions = transitions;
+        this.pruner = pruner;
+        this.tasks = tasks;
+        this.planner = planner;
+        this.admitter = admitter;
+        this.listener = listener;
     }
 
     @Override
     public Optional<Run> get(UUID runId) {
         return reads.get(Objects.requireNonNull(runId, "runId"));
+    }
+
+    @Override
+    public Page<Run> list(RunQuery query) {
+        Objects.requireNonNull(query, "query");
+        query.taskIds().forEach(taskId -> KeyRules.requireValid("taskIds", taskId));
+        query.queues().forEach(queue -> KeyRules.requireValid("queues", queue));
+        KeyRules.requireValidOrNull("idempotencyKey", query.idempotencyKey());
+        KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
+        return listing.list(query);
     }
 
     @Override
@@ -40,6 +94,39 @@ public final class DefaultRunOperations implements RunOperations {
             throw new RunNotFoundException(runId);
         }
         return events;
+    }
+
+    /** Pairs each CLAIMED event with the event that ended its attempt. */
+    @Override
+    public List<RunAttempt> attempts(UUID runId) {
+        List<RunAttempt> attempts = new ArrayList<>();
+        RunEvent claimed = null;
+        for (RunEvent event : events(runId)) {
+            if (event.type() == RunEventType.CLAIMED) {
+                claimed = event;
+                attempts.add(new RunAttempt(
+                        runId, attempts.size() + 1, event.actor(), event.createdAt(), null, null, null, null));
+            } else if (claimed != null && endsAttempt(event.type())) {
+                RunAttempt open = attempts.remove(attempts.size() - 1);
+                attempts.add(new RunAttempt(
+                        runId,
+                        open.attempt(),
+                        open.worker(),
+                        open.startedAt(),
+                        event.createdAt(),
+                        event.status(),
+                        event.type(),
+                        event.detail()));
+                claimed = null;
+            }
+        }
+        return attempts;
+    }
+
+    private static boolean endsAttempt(RunEventType type) {
+        return type != RunEventType.CANCELLATION_REQUESTED
+                && type != RunEventType.CREATED
+                && type != RunEventType.IDEMPOTENCY_KEY_RESET;
     }
 
     @Override
@@ -54,6 +141,13 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     @Override
+    public Optional<Run> findCurrent(String taskId, String idempotencyKey) {
+        KeyRules.requireValid("taskId", taskId);
+        KeyRules.requireValid("idempotencyKey", idempotencyKey);
+        return reads.findCurrentOwner(taskId, idempotencyKey);
+    }
+
+    @Override
     public Run cancel(UUID runId, @Nullable String reason) {
         Objects.requireNonNull(runId, "runId");
         return transitions
@@ -63,9 +157,56 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     @Override
-    public Optional<Run> findCurrent(String taskId, String idempotencyKey) {
-        KeyRules.requireValid("taskId", taskId);
-        KeyRules.requireValid("idempotencyKey", idempotencyKey);
-        return reads.findCurrentOwner(taskId, idempotencyKey);
+    public Run rerun(UUID runId, TriggerOptions options) {
+        Run source = require(runId);
+        if (!source.status().isTerminal()) {
+            throw new RunStateException(runId, source.status(), "only a terminal run can be rerun (S-OP-2)");
+        }
+        return derive(source, RERUN, options);
+    }
+
+    @Override
+    public Run retry(UUID runId, TriggerOptions options) {
+        Run source = require(runId);
+        if (source.status() != RunStatus.FAILED) {
+            throw new RunStateException(runId, source.status(), "only a FAILED run can be retried (S-OP-2)");
+        }
+        return derive(source, RETRY, options);
+    }
+
+    private Run derive(Run source, String sourceType, TriggerOptions options) {
+        return admitter.admit(planner.planDerived(
+                        tasks.require(source.taskId()),
+                        source.payloadJson(),
+                        DefaultRunlaneTemplate.orNone(options),
+                        sourceType,
+                        source.id()))
+                .run();
+    }
+
+    @Override
+    public PruneResult prune(PruneRequest request) {
+        Objects.requireNonNull(request, "request");
+        long deleted = 0;
+        int batches = 0;
+        boolean complete = false;
+        while (deleted < request.maxRuns()) {
+            int size = (int) Math.min(request.batchSize(), request.maxRuns() - deleted);
+            int batch = pruner.pruneBatch(request.statuses(), request.olderThan(), size, false);
+            batches++;
+            deleted += batch;
+            if (batch < size) {
+                complete = true;
+                break;
+            }
+        }
+        if (deleted > 0) {
+            listener.runsPruned(deleted, false);
+        }
+        return new PruneResult(deleted, batches, complete);
+    }
+
+    private Run require(UUID runId) {
+        return reads.get(Objects.requireNonNull(runId, "runId")).orElseThrow(() -> new RunNotFoundException(runId));
     }
 }

@@ -4,15 +4,11 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
-import io.runlane.SingletonConflictException;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
-import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
-import io.runlane.internal.jdbc.Admission;
 import io.runlane.internal.jdbc.NewRun;
-import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import java.util.ArrayList;
@@ -21,7 +17,7 @@ import java.util.Objects;
 
 /**
  * The {@link RunlaneTemplate} behind the bean: plans each trigger in memory (every check that can fail does so
- * before the database is touched) and hands the result to {@link RunAdmissions}, where the database decides.
+ * before the database is touched) and hands the result to the database, which decides (S-TR, S-IK, S-SK).
  */
 public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
@@ -29,35 +25,35 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final TriggerPlanner planner;
 
-    private final RunAdmissions admissions;
+    private final RunAdmitter admitter;
 
     private final RunOperations runs;
 
     private final IdempotencyKeyOperations idempotencyKeys;
 
-    public DefaultRunlaneTemplate(
+    DefaultRunlaneTemplate(
             TaskRegistry tasks,
             TriggerPlanner planner,
-            RunAdmissions admissions,
+            RunAdmitter admitter,
             RunOperations runs,
             IdempotencyKeyOperations idempotencyKeys) {
         this.tasks = tasks;
         this.planner = planner;
-        this.admissions = admissions;
+        this.admitter = admitter;
         this.runs = runs;
         this.idempotencyKeys = idempotencyKeys;
     }
 
     @Override
     public TriggerResult trigger(String taskId, Object payload, TriggerOptions options) {
-        return admit(
-                planner.plan(tasks.require(KeyRules.requireValid("taskId", taskId)), payload, optionsOrNone(options)));
+        return admitter.admit(
+                planner.plan(tasks.require(KeyRules.requireValid("taskId", taskId)), payload, orNone(options)));
     }
 
     @Override
     public <P> TriggerResult trigger(Class<? extends TaskHandler<P>> task, P payload, TriggerOptions options) {
         Objects.requireNonNull(task, "task");
-        return admit(planner.plan(tasks.require(task), payload, optionsOrNone(options)));
+        return admitter.admit(planner.plan(tasks.require(task), payload, orNone(options)));
     }
 
     @Override
@@ -72,9 +68,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
             String taskId = KeyRules.requireValid("requests[" + i + "].taskId", request.taskId());
             planned.add(planner.plan(tasks.require(taskId), request.payload(), request.options()));
         }
-        return admissions.admitAll(planned).stream()
-                .map(DefaultRunlaneTemplate::result)
-                .toList();
+        return admitter.admitAll(planned);
     }
 
     @Override
@@ -87,25 +81,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
         return idempotencyKeys;
     }
 
-    private TriggerResult admit(NewRun run) {
-        Admission answer = admissions.admit(run);
-        if (answer instanceof Admission.SingletonHeld held) {
-            throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
-        }
-        return result(answer);
-    }
-
-    private static TriggerResult result(Admission answer) {
-        if (answer instanceof Admission.Created created) {
-            return new TriggerResult(TriggerOutcome.CREATED, created.run());
-        }
-        if (answer instanceof Admission.Existing existing) {
-            return new TriggerResult(TriggerOutcome.RETURNED_EXISTING, existing.run());
-        }
-        throw new IllegalStateException("Unreported singleton conflict: " + answer);
-    }
-
-    private static TriggerOptions optionsOrNone(TriggerOptions options) {
+    static TriggerOptions orNone(TriggerOptions options) {
         return options == null ? TriggerOptions.none() : options;
     }
 }

@@ -9,6 +9,7 @@ import io.runlane.internal.jdbc.NewRun;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskDefinition;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -29,25 +30,43 @@ public final class TriggerPlanner {
     }
 
     public NewRun plan(TaskDefinition task, @Nullable Object payload, TriggerOptions options) {
-        Object typed = payloads.typedAndValid(task, payload);
+        return plan(task, payloads.typedAndValid(task, payload), options, true, null, null);
+    }
+
+    /**
+     * Plans a run derived from a stored one (rerun, manual retry; S-OP-2): the stored payload is read back and
+     * validated again, and the new run has only the keys the options give, never the task's resolved ones.
+     */
+    public NewRun planDerived(
+            TaskDefinition task, String payloadJson, TriggerOptions options, String sourceType, UUID sourceRunId) {
+        return plan(task, payloads.fromJson(task, payloadJson), options, false, sourceType, sourceRunId);
+    }
+
+    private NewRun plan(
+            TaskDefinition task,
+            Object typed,
+            TriggerOptions options,
+            boolean resolveKeys,
+            @Nullable String sourceType,
+            @Nullable UUID sourceRunId) {
         String idempotencyKey = key(
                 task,
                 "idempotencyKey",
                 options.idempotencyKey(),
                 typed,
-                p -> task.handler().idempotencyKey(p));
+                resolveKeys ? p -> task.handler().idempotencyKey(p) : p -> null);
         String singletonKey = key(
                 task,
                 "singletonKey",
                 options.singletonKey(),
                 typed,
-                p -> task.handler().singletonKey(p));
+                resolveKeys ? p -> task.handler().singletonKey(p) : p -> null);
         String concurrencyKey = key(
                 task,
                 "concurrencyKey",
                 options.concurrencyKey(),
                 typed,
-                p -> task.handler().concurrencyKey(p));
+                resolveKeys ? p -> task.handler().concurrencyKey(p) : p -> null);
         String queue = queue(task, options.queue());
         if (idempotencyKey == null && options.idempotencyKeyTtl() != null) {
             throw new ConfigurationInvalidException(
@@ -72,7 +91,9 @@ public final class TriggerPlanner {
                 concurrencyKey,
                 task.maxAttempts(),
                 options.runAt(),
-                delay);
+                delay,
+                sourceType,
+                sourceRunId);
     }
 
     private static @Nullable String key(

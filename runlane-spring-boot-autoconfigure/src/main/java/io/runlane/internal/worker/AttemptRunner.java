@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import io.runlane.internal.EngineListener;
 import io.runlane.PayloadValidationException;
 import io.runlane.Run;
 import io.runlane.RunFailure;
@@ -41,7 +42,7 @@ final class AttemptRunner {
 
     private final FailureDescriber failures;
 
-    private final AttemptListener listener;
+    private final EngineListener listener;
 
     AttemptRunner(
             TaskRegistry tasks,
@@ -49,7 +50,7 @@ final class AttemptRunner {
             AttemptOutcomes outcomes,
             RetryPolicy retries,
             FailureDescriber failures,
-            AttemptListener listener) {
+            EngineListener listener) {
         this.tasks = tasks;
         this.payloads = payloads;
         this.outcomes = outcomes;

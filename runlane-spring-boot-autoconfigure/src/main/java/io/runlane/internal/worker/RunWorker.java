@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import io.runlane.internal.EngineListener;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.ExecutionSettings;
@@ -67,7 +68,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private final RunlaneTemplate template;
 
-    private final AttemptListener listener;
+    private final EngineListener listener;
+
+    private final DueRunNotifier notifier;
 
     private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
 
@@ -106,7 +109,8 @@ public final class RunWorker implements SmartLifecycle {
             AttemptOutcomes outcomes,
             PayloadCodec payloads,
             RunlaneTemplate template,
-            AttemptListener listener) {
+            EngineListener listener,
+            DueRunNotifier notifier) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.dataSource = dataSource;
         this.settings = settings;
@@ -122,6 +126,7 @@ public final class RunWorker implements SmartLifecycle {
                 listener);
         this.template = template;
         this.listener = listener;
+        this.notifier = notifier;
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -162,6 +167,7 @@ public final class RunWorker implements SmartLifecycle {
             listenerThread.start();
             poller = daemonThreads("runlane-poller-").newThread(this::pollUntilStopped);
             poller.start();
+            notifier.setLocalWakeUp(this::wake);
         } finally {
             lock.unlock();
         }
@@ -175,6 +181,7 @@ public final class RunWorker implements SmartLifecycle {
             return;
         }
         running = false;
+        notifier.setLocalWakeUp(null);
         wake();
         join(poller);
         wakeUpListener.stop();

@@ -1,0 +1,32 @@
+package io.runlane.internal;
+
+import io.runlane.TriggerOutcome;
+import io.runlane.internal.jdbc.ClaimedRun;
+import java.time.Duration;
+
+/**
+ * Observes the engine (metrics, tests): triggers, attempts and maintenance. Called on the engine's own threads; an
+ * implementation must be quick and must not throw.
+ */
+public interface EngineListener {
+
+    EngineListener NONE = new EngineListener() {};
+
+    /** A trigger was answered. */
+    default void triggered(String taskId, TriggerOutcome outcome) {}
+
+    /** An attempt was claimed and is about to start. */
+    default void attemptStarted(ClaimedRun claimed) {}
+
+    /**
+     * An attempt ended; {@code result} is the run's status after it in lower case ({@code succeeded}, {@code
+     * retrying}, ...), or {@code lease_lost} when the outcome was refused.
+     */
+    default void attemptEnded(ClaimedRun claimed, String result, Duration duration) {}
+
+    /** Maintenance recovered runs whose lease had expired. */
+    default void leasesRecovered(int runs) {}
+
+    /** Runs were pruned, by the automatic job or by an operator. */
+    default void runsPruned(long runs, boolean automatic) {}
+}

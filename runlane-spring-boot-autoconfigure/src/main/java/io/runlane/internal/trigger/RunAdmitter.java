@@ -1,0 +1,69 @@
+package io.runlane.internal.trigger;
+
+import io.runlane.RunStatus;
+import io.runlane.SingletonConflictException;
+import io.runlane.TriggerOutcome;
+import io.runlane.TriggerResult;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.jdbc.Admission;
+import io.runlane.internal.jdbc.NewRun;
+import io.runlane.internal.jdbc.RunAdmissions;
+import io.runlane.internal.worker.DueRunNotifier;
+import java.util.List;
+
+/**
+ * Hands planned runs to the database and turns its answers into {@link TriggerResult}s: a singleton conflict
+ * becomes {@link SingletonConflictException}, a created due run wakes workers, every answer is reported to the
+ * listener. Shared by triggers and by operator reruns and retries.
+ */
+final class RunAdmitter {
+
+    private final RunAdmissions admissions;
+
+    private final DueRunNotifier notifier;
+
+    private final EngineListener listener;
+
+    RunAdmitter(RunAdmissions admissions, DueRunNotifier notifier, EngineListener listener) {
+        this.admissions = admissions;
+        this.notifier = notifier;
+        this.listener = listener;
+    }
+
+    TriggerResult admit(NewRun run) {
+        Admission answer = admissions.admit(run);
+        if (answer instanceof Admission.SingletonHeld held) {
+            throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+        }
+        TriggerResult result = result(answer);
+        listener.triggered(run.taskId(), result.outcome());
+        if (createdDue(result)) {
+            notifier.runBecameDue();
+        }
+        return result;
+    }
+
+    List<TriggerResult> admitAll(List<NewRun> runs) {
+        List<TriggerResult> results =
+                admissions.admitAll(runs).stream().map(RunAdmitter::result).toList();
+        results.forEach(result -> listener.triggered(result.run().taskId(), result.outcome()));
+        if (results.stream().anyMatch(RunAdmitter::createdDue)) {
+            notifier.runBecameDue();
+        }
+        return results;
+    }
+
+    private static boolean createdDue(TriggerResult result) {
+        return result.created() && result.run().status() == RunStatus.QUEUED;
+    }
+
+    private static TriggerResult result(Admission answer) {
+        if (answer instanceof Admission.Created created) {
+            return new TriggerResult(TriggerOutcome.CREATED, created.run());
+        }
+        if (answer instanceof Admission.Existing existing) {
+            return new TriggerResult(TriggerOutcome.RETURNED_EXISTING, existing.run());
+        }
+        throw new IllegalStateException("Unreported singleton conflict: " + answer);
+    }
+}

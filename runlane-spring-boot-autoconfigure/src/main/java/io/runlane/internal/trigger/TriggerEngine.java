@@ -1,0 +1,40 @@
+package io.runlane.internal.trigger;
+
+import io.runlane.IdempotencyKeyOperations;
+import io.runlane.RunlaneTemplate;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.RunAdmissions;
+import io.runlane.internal.jdbc.RunListing;
+import io.runlane.internal.jdbc.RunPruner;
+import io.runlane.internal.jdbc.RunReads;
+import io.runlane.internal.jdbc.RunTransitions;
+import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.worker.DueRunNotifier;
+
+/** Assembles the template and its operator APIs from the engine's SQL parts. */
+public final class TriggerEngine {
+
+    private TriggerEngine() {}
+
+    public static RunlaneTemplate template(
+            RunlaneSettings settings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            RunAdmissions admissions,
+            RunReads reads,
+            RunListing listing,
+            RunTransitions transitions,
+            RunPruner pruner,
+            IdempotencyKeyResets resets,
+            DueRunNotifier notifier,
+            EngineListener listener) {
+        TriggerPlanner planner = new TriggerPlanner(settings, payloads);
+        RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
+        DefaultRunOperations runs =
+                new DefaultRunOperations(reads, listing, transitions, pruner, tasks, planner, admitter, listener);
+        IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
+        return new DefaultRunlaneTemplate(tasks, planner, admitter, runs, keys);
+    }
+}

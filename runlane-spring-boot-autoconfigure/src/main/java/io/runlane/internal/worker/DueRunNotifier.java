@@ -1,0 +1,103 @@
+package io.runlane.internal.worker;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Tells workers that a run became due, after the trigger's transaction committed.
+ *
+ * <p>The local worker is woken in-process at once. Other instances hear a PostgreSQL {@code NOTIFY} on {@code
+ * runlane_<schema>}, sent by one daemon thread in its own tiny transaction and coalesced: however many runs are
+ * triggered while a notification is being sent, one more follows. Sending {@code NOTIFY} from the trigger's own
+ * transaction would be simpler but PostgreSQL serialises the commits of notifying transactions, which would cap
+ * trigger throughput at one commit flush at a time. Notifications are only a hint; polling remains the source of
+ * truth.
+ */
+public final class DueRunNotifier {
+
+    private static final Log logger = LogFactory.getLog(DueRunNotifier.class);
+
+    private final JdbcTemplate jdbc;
+
+    private final String notify;
+
+    private final AtomicBoolean pending = new AtomicBoolean();
+
+    private final Object signal = new Object();
+
+    private volatile @Nullable Runnable localWakeUp;
+
+    private volatile @Nullable Thread sender;
+
+    public DueRunNotifier(DataSource dataSource, String schema) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.notify = "SELECT pg_notify('runlane_" + schema + "', '')";
+    }
+
+    /** Wakes this worker directly too; set while the local worker runs. */
+    public void setLocalWakeUp(@Nullable Runnable localWakeUp) {
+        this.localWakeUp = localWakeUp;
+    }
+
+    /** A run is due now: notify after the current transaction commits, or at once without one. */
+    public void runBecameDue() {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    signal();
+                }
+            });
+        } else {
+            signal();
+        }
+    }
+
+    private void signal() {
+        Runnable local = localWakeUp;
+        if (local != null) {
+            local.run();
+        }
+        if (pending.compareAndSet(false, true)) {
+            synchronized (signal) {
+                ensureSender();
+                signal.notifyAll();
+            }
+        }
+    }
+
+    private void ensureSender() {
+        if (sender == null) {
+            CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-notifier-");
+            threads.setDaemon(true);
+            Thread thread = threads.newThread(this::sendUntilInterrupted);
+            sender = thread;
+            thread.start();
+        }
+    }
+
+    private void sendUntilInterrupted() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                synchronized (signal) {
+                    while (!pending.get()) {
+                        signal.wait();
+                    }
+                }
+                pending.set(false);
+                jdbc.query(notify, rs -> null);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException ex) {
+                logger.debug("Could not notify workers of a due run; they will find it by polling", ex);
+            }
+        }
+    }
+}
