@@ -119,7 +119,17 @@ public final class RunlaneEngine {
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.worker = new RunWorker(
-                dataSource, settings, execution, tasks, claims, outcomes, payloads, template, listener, notifier);
+                dataSource,
+                settings,
+                execution,
+                tasks,
+                claims,
+                outcomes,
+                payloads,
+                template,
+                listener,
+                notifier,
+                transactions);
         this.leaseRescuer = new LeaseRescuer(
                 new ExpiredLeases(jdbc, sql, environment),
                 outcomes,

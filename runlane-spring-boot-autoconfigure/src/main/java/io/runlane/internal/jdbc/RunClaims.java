@@ -24,7 +24,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Queues with a concurrency limit (S-QC-2, S-QC-3) are claimed one queue at a time inside a transaction that
  * first takes a transaction-scoped advisory lock on the queue. Under that lock the count of running runs per
  * concurrency key is exact, so the statement claims only into free capacity; runs beyond it stay {@code QUEUED}
- * (S-QC-4). The lock is held only for the claim statement, never while handlers run.
+ * (S-QC-4). Keys already at their limit are left out before the oldest waiting runs are scanned, so a backlog of
+ * one key never hides the runs of another. The lock is held only for the claim statement, never while handlers
+ * run.
  *
  * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds, and report each
  * run's fencing token and status so that the worker can tell attempts about cancellation and lost leases.
@@ -66,9 +68,11 @@ public final class RunClaims {
                 WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND queue = :queue AND environment = :environment
                 GROUP BY concurrency_key
             ), waiting AS (
-                SELECT id, concurrency_key, run_at FROM {schema}.runs
+                SELECT id, concurrency_key, run_at FROM {schema}.runs w
                 WHERE status IN %s AND run_at <= statement_timestamp() AND queue = :queue
                   AND environment = :environment AND task_id IN (:taskIds)
+                  AND NOT EXISTS (SELECT FROM running r WHERE r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
+                                                          AND r.n >= :concurrencyLimit)
                 ORDER BY run_at
                 LIMIT :scan
                 FOR UPDATE SKIP LOCKED

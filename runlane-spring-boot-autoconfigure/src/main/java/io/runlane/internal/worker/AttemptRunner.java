@@ -11,6 +11,9 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -44,13 +47,17 @@ final class AttemptRunner {
 
     private final EngineListener listener;
 
+    private final TransactionTemplate transactions;
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
             AttemptOutcomes outcomes,
             RetryPolicy retries,
             FailureDescriber failures,
-            EngineListener listener) {
+            EngineListener listener,
+            TransactionTemplate transactions) {
+        this.transactions = transactions;
         this.tasks = tasks;
         this.payloads = payloads;
         this.outcomes = outcomes;
@@ -59,7 +66,14 @@ final class AttemptRunner {
         this.listener = listener;
     }
 
-    void run(AttemptContext context, String worker) {
+    /**
+     * Runs the attempt and records its outcome. The outcome is recorded in one transaction with {@code followUp},
+     * which may claim the worker's next run, so that a busy worker commits once per run rather than twice. If that
+     * transaction fails, the outcome is recorded again on its own, so a failing claim never loses an outcome.
+     *
+     * @return the run {@code followUp} claimed, if any
+     */
+    @Nullable ClaimedRun run(AttemptContext context, String worker, Supplier<@Nullable ClaimedRun> followUp) {
         ClaimedRun claimed = context.claimed();
         Run run = claimed.run();
         TaskDefinition task = tasks.require(run.taskId());
@@ -70,12 +84,12 @@ final class AttemptRunner {
         } catch (PayloadValidationException ex) {
             logger.warn(
                     "Run " + run.id() + " of task '" + run.taskId() + "' has an invalid payload: " + ex.getMessage());
-            record(
+            return record(
                     context,
-                    outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
+                    () -> outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
                     started,
-                    "payload_invalid");
-            return;
+                    "payload_invalid",
+                    followUp);
         }
         Throwable failure = null;
         try {
@@ -85,12 +99,11 @@ final class AttemptRunner {
         }
         if (failure == null) {
             AttemptContext.Release release = context.requestedRelease();
-            Optional<Run> after = release == null
-                    ? outcomes.completeIfHeld(run.id(), claimed.fencingToken(), worker)
-                    : outcomes.releaseIfHeld(
+            Supplier<Optional<Run>> outcome = release == null
+                    ? () -> outcomes.completeIfHeld(run.id(), claimed.fencingToken(), worker)
+                    : () -> outcomes.releaseIfHeld(
                             run.id(), claimed.fencingToken(), worker, release.delay(), release.reason());
-            record(context, after, started, release == null ? "succeeded" : "released");
-            return;
+            return record(context, outcome, started, release == null ? "succeeded" : "released", followUp);
         }
         if (failure instanceof Error error && !(failure instanceof AssertionError)) {
             logger.error("Run " + run.id() + " of task '" + run.taskId() + "' threw an error", error);
@@ -101,11 +114,31 @@ final class AttemptRunner {
         }
         Duration retryDelay = retries.retryDelay(task, claimed, failure);
         RunFailure described = failures.describe(failure);
-        record(
+        return record(
                 context,
-                outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay),
+                () -> outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay),
                 started,
-                retryDelay == null ? "failed" : "retried");
+                retryDelay == null ? "failed" : "retried",
+                followUp);
+    }
+
+    private record Recorded(Optional<Run> after, @Nullable ClaimedRun next) {}
+
+    private @Nullable ClaimedRun record(
+            AttemptContext context,
+            Supplier<Optional<Run>> outcome,
+            long startedNanos,
+            String result,
+            Supplier<@Nullable ClaimedRun> followUp) {
+        Recorded recorded;
+        try {
+            recorded = transactions.execute(status -> new Recorded(outcome.get(), followUp.get()));
+        } catch (RuntimeException ex) {
+            logger.warn("Recording run " + context.runId() + " with its follow-up claim failed; recording it alone", ex);
+            recorded = new Recorded(outcome.get(), null);
+        }
+        record(context, recorded.after(), startedNanos, result);
+        return recorded.next();
     }
 
     private void record(AttemptContext context, Optional<Run> after, long startedNanos, String result) {

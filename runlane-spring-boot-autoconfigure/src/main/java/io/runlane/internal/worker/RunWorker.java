@@ -33,12 +33,14 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Claims due runs and executes them, as many at once as {@code runlane.worker.concurrency} allows.
  *
  * <p>One polling thread claims runs in batches of exactly as many as there are free slots (S-EX-1) and hands each to
- * a bounded pool of daemon threads. It polls again at once while claims fill every slot, and otherwise waits for
+ * a bounded pool of daemon threads. A thread that finishes an attempt claims its slot's next run (of a queue without
+ * a concurrency limit) in the same transaction that records the outcome, so a busy worker commits once per run. It polls again at once while claims fill every slot, and otherwise waits for
  * the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run was triggered), or a slot freed by a
  * finished attempt. A separate scheduler thread sends heartbeats that extend the leases of every running attempt and
  * tell attempts about cancellation (S-EX-2, S-CA-2), independently of handler threads, so a CPU-bound handler keeps
@@ -71,6 +73,10 @@ public final class RunWorker implements SmartLifecycle {
     private final EngineListener listener;
 
     private final DueRunNotifier notifier;
+
+    private final List<String> taskIds;
+
+    private final List<String> unlimitedQueues;
 
     private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
 
@@ -110,7 +116,8 @@ public final class RunWorker implements SmartLifecycle {
             PayloadCodec payloads,
             RunlaneTemplate template,
             EngineListener listener,
-            DueRunNotifier notifier) {
+            DueRunNotifier notifier,
+            TransactionTemplate transactions) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.dataSource = dataSource;
         this.settings = settings;
@@ -123,10 +130,15 @@ public final class RunWorker implements SmartLifecycle {
                 outcomes,
                 new RetryPolicy(execution),
                 new FailureDescriber(execution.maxFailureMessageLength()),
-                listener);
+                listener,
+                transactions);
         this.template = template;
         this.listener = listener;
         this.notifier = notifier;
+        this.taskIds = tasks.all().stream().map(TaskDefinition::id).toList();
+        this.unlimitedQueues = consumedQueues().stream()
+                .filter(queue -> !execution.concurrencyLimits().containsKey(queue))
+                .toList();
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -238,16 +250,8 @@ public final class RunWorker implements SmartLifecycle {
         if (free == 0) {
             return false;
         }
-        List<ClaimedRun> claimed = new ArrayList<>();
-        List<String> unlimited = new ArrayList<>();
-        for (String queue : consumedQueues()) {
-            Integer limit = execution.concurrencyLimits().get(queue);
-            if (limit == null) {
-                unlimited.add(queue);
-            }
-        }
-        List<String> taskIds = tasks.all().stream().map(TaskDefinition::id).toList();
-        claimed.addAll(claims.claimDue(workerId, unlimited, taskIds, free, execution.leaseDuration()));
+        List<ClaimedRun> claimed =
+                new ArrayList<>(claims.claimDue(workerId, unlimitedQueues, taskIds, free, execution.leaseDuration()));
         for (String queue : consumedQueues()) {
             Integer limit = execution.concurrencyLimits().get(queue);
             if (limit != null && claimed.size() < free) {
@@ -257,24 +261,52 @@ public final class RunWorker implements SmartLifecycle {
         }
         for (ClaimedRun run : claimed) {
             slots.acquireUninterruptibly();
-            AttemptContext context = new AttemptContext(run, template);
-            inFlight.put(run.run().id(), context);
-            listener.attemptStarted(run);
+            AttemptContext context = started(run);
             executor.execute(() -> execute(context));
         }
         return claimed.size() == free;
     }
 
-    private void execute(AttemptContext context) {
+    private AttemptContext started(ClaimedRun run) {
+        AttemptContext context = new AttemptContext(run, template);
+        inFlight.put(run.run().id(), context);
+        listener.attemptStarted(run);
+        return context;
+    }
+
+    /**
+     * Runs attempts on one slot: the claimed one, then each run claimed together with the previous outcome, until
+     * none is due; then the slot goes back to the polling thread.
+     */
+    private void execute(AttemptContext first) {
+        AttemptContext context = first;
         try {
-            attempts.run(context, workerId);
-        } catch (RuntimeException ex) {
-            logger.error("Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
+            while (context != null) {
+                ClaimedRun next = null;
+                try {
+                    next = attempts.run(context, workerId, this::claimFollowUp);
+                } catch (RuntimeException ex) {
+                    logger.error(
+                            "Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
+                } finally {
+                    inFlight.remove(context.runId(), context);
+                }
+                context = next == null ? null : started(next);
+            }
         } finally {
-            inFlight.remove(context.runId(), context);
             slots.release();
             wake();
         }
+    }
+
+    /** Claims one more due run of an unlimited queue for a slot that just finished, while the worker runs. */
+    private @Nullable ClaimedRun claimFollowUp() {
+        if (!running || unlimitedQueues.isEmpty()) {
+            return null;
+        }
+        List<ClaimedRun> next =
+                claims.claimDue(workerId, unlimitedQueues, taskIds, 1, execution.leaseDuration());
+        return next.isEmpty() ? null : next.get(0);
     }
 
     private void heartbeat() {

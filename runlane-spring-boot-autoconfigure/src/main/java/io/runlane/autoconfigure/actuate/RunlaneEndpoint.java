@@ -1,0 +1,446 @@
+package io.runlane.autoconfigure.actuate;
+
+import io.runlane.ConfigurationInvalidException;
+import io.runlane.InvalidKeyException;
+import io.runlane.Page;
+import io.runlane.PruneRequest;
+import io.runlane.PruneResult;
+import io.runlane.Run;
+import io.runlane.RunAttempt;
+import io.runlane.RunEvent;
+import io.runlane.RunOperations;
+import io.runlane.RunQuery;
+import io.runlane.RunStatus;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.jdbc.RunStatistics.QueueStatistics;
+import io.runlane.internal.maintenance.MaintenanceService;
+import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.worker.RunWorker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+
+/**
+ * The {@code runlane} actuator endpoint (S-MO-1): a summary of this application's tasks, the queues (active runs
+ * per status, due runs, oldest due age), this instance's worker and maintenance jobs; runs by id and by status; and
+ * the operator actions of {@link RunOperations} (cancel, retry, rerun, reset an idempotency key, prune).
+ *
+ * <p>Default access is read-only, so the actions stay unavailable until {@code
+ * management.endpoint.runlane.access=unrestricted} grants them. Over HTTP, under {@code /actuator/runlane}: {@code
+ * GET} (summary), {@code GET runs?status=FAILED&limit=20&cursor=…}, {@code GET runs/{id}}, {@code POST
+ * runs/{id}/cancel|retry|rerun}, {@code POST idempotency-keys/reset} and {@code POST prune}. Reads of an absent run
+ * answer 404; malformed input answers 400 ({@link InvalidEndpointRequestException}). Other failures of the actions
+ * propagate as {@link io.runlane.RunlaneException}s; {@link RunlaneEndpointWebExtension} turns them into HTTP
+ * statuses.
+ */
+@Endpoint(id = "runlane", defaultAccess = Access.READ_ONLY)
+public final class RunlaneEndpoint {
+
+    static final String RUNS = "runs";
+
+    static final String IDEMPOTENCY_KEYS = "idempotency-keys";
+
+    static final String RESET = "reset";
+
+    static final String PRUNE = "prune";
+
+    private static final List<RunStatus> ACTIVE_STATUSES =
+            Arrays.stream(RunStatus.values()).filter(RunStatus::isActive).toList();
+
+    private final RunlaneEngine engine;
+
+    private final @Nullable ExecutionSettings execution;
+
+    private final @Nullable RunWorker worker;
+
+    private final @Nullable MaintenanceService recovery;
+
+    private final @Nullable PruningService pruning;
+
+    /**
+     * Creates the endpoint. The worker and the maintenance jobs are the beans of this application instance, or
+     * {@code null} when it does not run them.
+     */
+    public RunlaneEndpoint(
+            RunlaneEngine engine,
+            @Nullable ExecutionSettings execution,
+            @Nullable RunWorker worker,
+            @Nullable MaintenanceService recovery,
+            @Nullable PruningService pruning) {
+        this.engine = engine;
+        this.execution = execution;
+        this.worker = worker;
+        this.recovery = recovery;
+        this.pruning = pruning;
+    }
+
+    /** Tasks, queues, this instance's worker and maintenance jobs. */
+    @ReadOperation
+    public RunlaneDescriptor summary() {
+        RunlaneSettings settings = engine.settings();
+        List<TaskDescriptor> tasks = engine.tasks().all().stream()
+                .map(task -> TaskDescriptor.of(task, settings))
+                .toList();
+        Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+        engine.statistics()
+                .byQueue(List.copyOf(settings.queues()))
+                .forEach((name, statistics) -> queues.put(name, QueueDescriptor.of(statistics, concurrencyLimit(name))));
+        return new RunlaneDescriptor(
+                settings.environment(), tasks, queues, describeWorker(), describeMaintenance());
+    }
+
+    /**
+     * One page of runs, newest first, filtered by status, task and queue (each a comma-separated list or a repeated
+     * parameter); {@code null} (404) for any collection but {@code runs}.
+     */
+    @ReadOperation
+    public @Nullable RunsDescriptor runs(
+            @Selector String runs,
+            String @Nullable [] status,
+            String @Nullable [] task,
+            String @Nullable [] queue,
+            @Nullable Integer limit,
+            @Nullable String cursor) {
+        if (!RUNS.equals(runs)) {
+            return null;
+        }
+        RunQuery.Builder query = RunQuery.builder()
+                .statuses(statuses("status", status, EnumSet.noneOf(RunStatus.class)))
+                .limit((limit != null) ? limit : RunQuery.DEFAULT_LIMIT)
+                .cursor(cursor);
+        if (task != null) {
+            query.taskIds(task);
+        }
+        if (queue != null) {
+            query.queues(queue);
+        }
+        Page<Run> page = rejectingInvalidInput(() -> operations().list(query.build()));
+        return new RunsDescriptor(page.items(), page.nextCursor());
+    }
+
+    /** A run with its attempts and events; {@code null} (404) when there is no such run. */
+    @ReadOperation
+    public @Nullable RunDescriptor run(@Selector String runs, @Selector String runId) {
+        if (!RUNS.equals(runs)) {
+            return null;
+        }
+        return operations().get(runId(runId)).map(this::describe).orElse(null);
+    }
+
+    /**
+     * Cancels, retries or reruns a run ({@code action} is {@code cancel}, {@code retry} or {@code rerun}); answers
+     * the cancelled run, or the new run of a retry or rerun.
+     *
+     * @throws io.runlane.RunNotFoundException when there is no such run
+     * @throws io.runlane.RunStateException when the run's status does not allow the action
+     */
+    @WriteOperation
+    public RunDescriptor runAction(
+            @Selector String runs, @Selector String runId, @Selector String action, @Nullable String reason) {
+        requireSegment(RUNS, runs);
+        UUID id = runId(runId);
+        Run result =
+                switch (action) {
+                    case "cancel" -> operations().cancel(id, reason);
+                    case "retry" -> operations().retry(id);
+                    case "rerun" -> operations().rerun(id);
+                    default -> throw badRequest(
+                            "Unknown run action '" + action + "'; use cancel, retry or rerun", null);
+                };
+        return describe(result);
+    }
+
+    /**
+     * Resets an idempotency key of a task (S-IK-8): a retained terminal owner is forgotten so the next trigger creates
+     * a new run.
+     *
+     * @throws io.runlane.IdempotencyKeyActiveException when the owner is still active
+     * @throws io.runlane.TaskNotFoundException when the application has no such task
+     */
+    @WriteOperation
+    public KeyResetDescriptor idempotencyKeys(
+            @Selector String idempotencyKeys, @Selector String action, String taskId, String key) {
+        requireSegment(IDEMPOTENCY_KEYS, idempotencyKeys);
+        requireSegment(RESET, action);
+        boolean reset = rejectingInvalidInput(() -> engine.template().idempotencyKeys().reset(taskId, key));
+        return new KeyResetDescriptor(taskId, key, reset);
+    }
+
+    /**
+     * Prunes terminal runs that finished longer ago than {@code olderThan} (such as {@code 7d}, {@code 12h} or an
+     * ISO-8601 duration), of the given statuses (default: every terminal status) (S-OP-3).
+     */
+    @WriteOperation
+    public PruneDescriptor prune(@Selector String prune, String olderThan, String @Nullable [] statuses) {
+        requireSegment(PRUNE, prune);
+        Duration age = duration("olderThan", olderThan);
+        Set<RunStatus> pruned =
+                statuses("statuses", statuses, EnumSet.of(RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED));
+        PruneResult result = rejectingInvalidInput(() -> operations()
+                .prune(PruneRequest.olderThan(age).withStatuses(pruned.toArray(RunStatus[]::new))));
+        return new PruneDescriptor(result.runs(), result.batches(), result.complete());
+    }
+
+    private RunOperations operations() {
+        return engine.template().runs();
+    }
+
+    private RunDescriptor describe(Run run) {
+        return new RunDescriptor(run, operations().attempts(run.id()), operations().events(run.id()));
+    }
+
+    private @Nullable WorkerDescriptor describeWorker() {
+        RunWorker current = worker;
+        if (current == null) {
+            return null;
+        }
+        Throwable failure = current.lastPollFailure();
+        return new WorkerDescriptor(
+                current.workerId(),
+                current.isRunning(),
+                current.inFlight(),
+                (execution != null) ? execution.concurrency() : null,
+                current.lastPoll(),
+                (failure != null) ? String.valueOf(failure.getMessage()) : null);
+    }
+
+    private MaintenanceDescriptor describeMaintenance() {
+        MaintenanceService currentRecovery = recovery;
+        PruningService currentPruning = pruning;
+        return new MaintenanceDescriptor(
+                (currentRecovery != null)
+                        ? new RecoveryDescriptor(currentRecovery.isRunning(), currentRecovery.lastRecovery())
+                        : null,
+                (currentPruning != null)
+                        ? new PruningDescriptor(
+                                currentPruning.isRunning(), currentPruning.lastRun(), currentPruning.lastPruned())
+                        : null);
+    }
+
+    private @Nullable Integer concurrencyLimit(String queue) {
+        return (execution != null) ? execution.concurrencyLimits().get(queue) : null;
+    }
+
+    private static UUID runId(String runId) {
+        try {
+            return UUID.fromString(runId);
+        } catch (IllegalArgumentException ex) {
+            throw badRequest("'" + runId + "' is not a run id", ex);
+        }
+    }
+
+    private static Duration duration(String name, String value) {
+        String trimmed = value.trim();
+        String message = name + " '" + value + "' is not a duration such as 7d, 12h or PT30M";
+        if (trimmed.isEmpty() || !Character.isLetter(trimmed.charAt(trimmed.length() - 1))) {
+            throw badRequest(message, null);
+        }
+        try {
+            return DurationFormatterUtils.detectAndParse(trimmed);
+        } catch (RuntimeException ex) {
+            throw badRequest(message, ex);
+        }
+    }
+
+    private static Set<RunStatus> statuses(String name, String @Nullable [] values, Set<RunStatus> absent) {
+        if (values == null || values.length == 0) {
+            return absent;
+        }
+        Set<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
+        for (String value : values) {
+            try {
+                statuses.add(RunStatus.valueOf(value.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException ex) {
+                throw badRequest(name + " '" + value + "' is not one of " + Arrays.toString(RunStatus.values()), ex);
+            }
+        }
+        return statuses;
+    }
+
+    private static void requireSegment(String expected, String actual) {
+        if (!expected.equals(actual)) {
+            throw badRequest("Unknown operation '" + actual + "'; expected '" + expected + "'", null);
+        }
+    }
+
+    /** Runs an operation, turning Runlane's rejections of the caller's input into a 400. */
+    private static <T> T rejectingInvalidInput(Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (InvalidKeyException | ConfigurationInvalidException ex) {
+            throw badRequest(ex.getMessage(), ex);
+        }
+    }
+
+    /** A 400 over HTTP; the reason is the message, which Boot puts in the error response. */
+    private static InvalidEndpointRequestException badRequest(String message, @Nullable Throwable cause) {
+        return new InvalidEndpointRequestException(message, message, cause);
+    }
+
+    /**
+     * The summary.
+     *
+     * @param environment the environment that scopes every run
+     * @param tasks the tasks this application declares
+     * @param queues the declared queues and any queue with active runs, by name
+     * @param worker this instance's worker, or {@code null} when it runs none
+     * @param maintenance this instance's maintenance jobs
+     */
+    public record RunlaneDescriptor(
+            String environment,
+            List<TaskDescriptor> tasks,
+            Map<String, QueueDescriptor> queues,
+            @Nullable WorkerDescriptor worker,
+            MaintenanceDescriptor maintenance)
+            implements OperationResponseBody {}
+
+    /**
+     * A task's policy, with configured defaults applied.
+     *
+     * @param id the task id
+     * @param queue the queue its runs go to
+     * @param maxAttempts the attempt budget
+     * @param idempotencyKeyTtl the retention of a finished owner's key, such as {@code 24h} or {@code active}
+     */
+    public record TaskDescriptor(String id, String queue, int maxAttempts, String idempotencyKeyTtl) {
+
+        static TaskDescriptor of(TaskDefinition task, RunlaneSettings settings) {
+            return new TaskDescriptor(
+                    task.id(),
+                    task.queue(),
+                    task.maxAttempts(),
+                    String.valueOf((task.idempotencyKeyTtl() != null)
+                            ? task.idempotencyKeyTtl()
+                            : settings.defaultIdempotencyKeyTtl()));
+        }
+    }
+
+    /**
+     * A queue's active runs.
+     *
+     * @param counts active runs per status
+     * @param waiting runs waiting for a worker, due or not
+     * @param due waiting runs that are due now
+     * @param oldestDueAge how long the oldest due run has waited (ISO-8601), or {@code null} when none is due
+     * @param concurrencyLimit the queue's limit across all instances, or {@code null} when unlimited
+     */
+    public record QueueDescriptor(
+            Map<RunStatus, Long> counts,
+            long waiting,
+            long due,
+            @Nullable String oldestDueAge,
+            @Nullable Integer concurrencyLimit) {
+
+        static QueueDescriptor of(QueueStatistics statistics, @Nullable Integer concurrencyLimit) {
+            Map<RunStatus, Long> counts = new LinkedHashMap<>();
+            ACTIVE_STATUSES.forEach(
+                    status -> counts.put(status, statistics.activeCounts().getOrDefault(status, 0L)));
+            Duration oldest = statistics.oldestDueAge();
+            return new QueueDescriptor(
+                    counts,
+                    statistics.waiting(),
+                    statistics.due(),
+                    (oldest != null) ? oldest.toString() : null,
+                    concurrencyLimit);
+        }
+    }
+
+    /**
+     * This instance's worker.
+     *
+     * @param id the worker id recorded in leases and events
+     * @param running whether it is claiming runs
+     * @param inFlight attempts running now
+     * @param concurrency the most attempts it runs at once
+     * @param lastPoll when it last claimed successfully
+     * @param lastPollFailure the message of the last failed poll, cleared by the next successful one
+     */
+    public record WorkerDescriptor(
+            String id,
+            boolean running,
+            int inFlight,
+            @Nullable Integer concurrency,
+            @Nullable Instant lastPoll,
+            @Nullable String lastPollFailure) {}
+
+    /**
+     * This instance's maintenance jobs; a job is {@code null} when it is disabled here.
+     *
+     * @param recovery lease recovery (S-EX-7)
+     * @param pruning the automatic pruning job (S-OP-4)
+     */
+    public record MaintenanceDescriptor(@Nullable RecoveryDescriptor recovery, @Nullable PruningDescriptor pruning) {}
+
+    /**
+     * Lease recovery.
+     *
+     * @param running whether it is scheduled
+     * @param lastRun when it last completed
+     */
+    public record RecoveryDescriptor(boolean running, @Nullable Instant lastRun) {}
+
+    /**
+     * The automatic pruning job.
+     *
+     * @param running whether it is scheduled
+     * @param lastRun when it last completed
+     * @param lastPruned runs its last tick deleted
+     */
+    public record PruningDescriptor(boolean running, @Nullable Instant lastRun, long lastPruned) {}
+
+    /**
+     * A page of runs.
+     *
+     * @param runs the runs, newest first
+     * @param nextCursor the {@code cursor} of the next page, or {@code null} on the last page
+     */
+    public record RunsDescriptor(List<Run> runs, @Nullable String nextCursor) implements OperationResponseBody {}
+
+    /**
+     * A run with its history.
+     *
+     * @param run the run
+     * @param attempts its attempts
+     * @param events its events
+     */
+    public record RunDescriptor(Run run, List<RunAttempt> attempts, List<RunEvent> events)
+            implements OperationResponseBody {}
+
+    /**
+     * The answer to an idempotency key reset.
+     *
+     * @param taskId the task
+     * @param key the key
+     * @param reset whether a retained owner was cleared ({@code false}: the key had no owner)
+     */
+    public record KeyResetDescriptor(String taskId, String key, boolean reset) implements OperationResponseBody {}
+
+    /**
+     * The answer to a prune.
+     *
+     * @param runs runs deleted
+     * @param batches transactions used
+     * @param complete whether no matching run was left
+     */
+    public record PruneDescriptor(long runs, int batches, boolean complete) implements OperationResponseBody {}
+}
