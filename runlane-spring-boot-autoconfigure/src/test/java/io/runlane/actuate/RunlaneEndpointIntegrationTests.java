@@ -1,0 +1,224 @@
+package io.runlane.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.actuate.ActuatorTestApplication.Payload;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+/**
+ * The {@code runlane} endpoint over HTTP with its default, read-only access: the summary, runs by id and by status,
+ * and write operations that are not mapped at all.
+ */
+@SpringBootTest(
+        classes = ActuatorTestApplication.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = "management.endpoints.web.exposure.include=runlane,health")
+class RunlaneEndpointIntegrationTests {
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        ActuatorTestApplication.properties(registry, "actuate_endpoint");
+    }
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private RunlaneTemplate runlane;
+
+    private RestTestClient client;
+
+    @BeforeEach
+    void client() {
+        client = RestTestClient.bindToServer()
+                .baseUrl("http://localhost:" + port + "/actuator/runlane")
+                .build();
+    }
+
+    @Test
+    void summaryShowsTasksQueuesTheWorkerAndMaintenance() {
+        runlane.trigger("actuate.park", Payload.of("summary"));
+
+        client.get()
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.environment")
+                .isEqualTo("default")
+                .jsonPath("$.tasks[*].id")
+                .isEqualTo(List.of("actuate.fail", "actuate.park", "actuate.succeed"))
+                .jsonPath("$.tasks[1].queue")
+                .isEqualTo("parked")
+                .jsonPath("$.tasks[1].maxAttempts")
+                .isEqualTo(3)
+                .jsonPath("$.tasks[1].idempotencyKeyTtl")
+                .isEqualTo("30d")
+                .jsonPath("$.queues.parked.counts.QUEUED")
+                .value(Integer.class, queued -> assertThat(queued).isPositive())
+                .jsonPath("$.queues.parked.counts.RUNNING")
+                .isEqualTo(0)
+                .jsonPath("$.queues.parked.waiting")
+                .value(Integer.class, waiting -> assertThat(waiting).isPositive())
+                .jsonPath("$.queues.parked.due")
+                .value(Integer.class, due -> assertThat(due).isPositive())
+                .jsonPath("$.queues.parked.oldestDueAge")
+                .value(String.class, age -> assertThat(Duration.parse(age)).isNotNegative())
+                .jsonPath("$.queues.parked.concurrencyLimit")
+                .isEqualTo(1)
+                .jsonPath("$.queues.default")
+                .exists()
+                .jsonPath("$.worker.id")
+                .value(String.class, id -> assertThat(id).startsWith("worker-"))
+                .jsonPath("$.worker.running")
+                .isEqualTo(true)
+                .jsonPath("$.worker.inFlight")
+                .isNumber()
+                .jsonPath("$.worker.concurrency")
+                .isEqualTo(2)
+                .jsonPath("$.maintenance.recovery.running")
+                .isEqualTo(true)
+                .jsonPath("$.maintenance.pruning.running")
+                .isEqualTo(true)
+                .jsonPath("$.maintenance.pruning.lastPruned")
+                .isEqualTo(0);
+    }
+
+    @Test
+    void runIsReadByIdWithItsAttemptsAndEvents() {
+        UUID runId = runlane.trigger("actuate.succeed", Payload.of("lookup")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(runId).orElseThrow().status() == RunStatus.SUCCEEDED);
+
+        client.get()
+                .uri("/runs/{id}", runId)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.run.id")
+                .isEqualTo(runId.toString())
+                .jsonPath("$.run.taskId")
+                .isEqualTo("actuate.succeed")
+                .jsonPath("$.run.status")
+                .isEqualTo("SUCCEEDED")
+                .jsonPath("$.run.payloadJson.name")
+                .isEqualTo("lookup")
+                .jsonPath("$.attempts.length()")
+                .isEqualTo(1)
+                .jsonPath("$.attempts[0].outcome")
+                .isEqualTo("SUCCEEDED")
+                .jsonPath("$.events[*].type")
+                .isEqualTo(List.of("CREATED", "CLAIMED", "SUCCEEDED"));
+    }
+
+    @Test
+    void unknownRunAnswers404() {
+        client.get().uri("/runs/{id}", UUID.randomUUID()).exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void unknownCollectionAnswers404() {
+        client.get().uri("/jobs").exchange().expectStatus().isNotFound();
+        client.get().uri("/jobs/{id}", UUID.randomUUID()).exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void malformedRunIdAnswers400() {
+        client.get().uri("/runs/not-a-run-id").exchange().expectStatus().isBadRequest();
+    }
+
+    @Test
+    void runsAreListedByStatusOnePageAtATime() {
+        UUID first = runlane.trigger("actuate.park", Payload.of("page-1")).runId();
+        UUID second = runlane.trigger("actuate.park", Payload.of("page-2")).runId();
+
+        Map<?, ?> page = client.get()
+                .uri("/runs?status=QUEUED&task=actuate.park&limit=1")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        assertThat((List<?>) page.get("runs")).hasSize(1);
+        assertThat(page.get("nextCursor")).isNotNull();
+
+        client.get()
+                .uri(builder -> builder.path("/runs")
+                        .queryParam("status", "queued,scheduled")
+                        .queryParam("task", "actuate.park")
+                        .queryParam("limit", 500)
+                        .build())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs[*].id")
+                .value(List.class, ids -> assertThat(ids).contains(first.toString(), second.toString()))
+                .jsonPath("$.runs[*].status")
+                .value(List.class, statuses -> assertThat(statuses).containsOnly("QUEUED"));
+
+        client.get()
+                .uri("/runs?status=QUEUED&task=actuate.park&limit=1&cursor={cursor}", page.get("nextCursor"))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs.length()")
+                .isEqualTo(1)
+                .jsonPath("$.runs[0].id")
+                .value(String.class, id -> assertThat(id).isNotEqualTo(((Map<?, ?>) ((List<?>) page.get("runs")).get(0)).get("id")));
+    }
+
+    @Test
+    void malformedListingInputAnswers400() {
+        client.get().uri("/runs?status=SLEEPING").exchange().expectStatus().isBadRequest();
+        client.get().uri("/runs?cursor=not-a-cursor").exchange().expectStatus().isBadRequest();
+    }
+
+    @Test
+    void writeOperationsAreNotAvailableByDefault() {
+        UUID runId = runlane.trigger("actuate.park", Payload.of("read-only")).runId();
+
+        client.post()
+                .uri("/runs/{id}/cancel", runId)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("reason", "not allowed"))
+                .exchange()
+                .expectStatus()
+                .isNotFound();
+        client.post()
+                .uri("/prune")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("olderThan", "0s"))
+                .exchange()
+                .expectStatus()
+                .isEqualTo(405);
+        client.post()
+                .uri("/idempotency-keys/reset")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("taskId", "actuate.succeed", "key", "k"))
+                .exchange()
+                .expectStatus()
+                .isEqualTo(405);
+
+        assertThat(runlane.runs().get(runId).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+    }
+}
