@@ -1,5 +1,6 @@
 package io.runlane.autoconfigure;
 
+import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
@@ -69,7 +70,7 @@ public final class RunlaneAutoConfiguration {
         try {
             defaultTtl = IdempotencyKeyTtl.parse(properties.getIdempotency().getDefaultTtl());
         } catch (RunlaneException ex) {
-            throw new io.runlane.ConfigurationInvalidException("runlane.idempotency.default-ttl", ex.getMessage(), ex);
+            throw new ConfigurationInvalidException("runlane.idempotency.default-ttl", ex.getMessage(), ex);
         }
         return new RunlaneSettings(
                 properties.getEnvironment(),
@@ -92,7 +93,7 @@ public final class RunlaneAutoConfiguration {
         for (String queue : worker.getQueues()) {
             if (!queue.equals(RunlaneSettings.DEFAULT_QUEUE)
                     && !properties.getQueues().containsKey(queue)) {
-                throw new io.runlane.ConfigurationInvalidException(
+                throw new ConfigurationInvalidException(
                         "runlane.worker.queues",
                         "names queue '" + queue + "', which is not declared under runlane.queues");
             }

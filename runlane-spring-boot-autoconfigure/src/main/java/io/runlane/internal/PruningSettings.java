@@ -1,5 +1,6 @@
 package io.runlane.internal;
 
+import java.util.Locale;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunStatus;
 import java.time.Duration;
@@ -25,7 +26,7 @@ public record PruningSettings(Map<RunStatus, Duration> retention, Duration inter
             }
             if (age == null || age.isNegative()) {
                 throw new ConfigurationInvalidException(
-                        "runlane.pruning.retention." + status.name().toLowerCase(java.util.Locale.ROOT),
+                        "runlane.pruning.retention." + status.name().toLowerCase(Locale.ROOT),
                         "must not be negative, but was " + age);
             }
         });

@@ -1,5 +1,6 @@
 package io.runlane.internal;
 
+import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.internal.registry.KeyRules;
 import java.util.Set;
@@ -28,7 +29,7 @@ public record RunlaneSettings(
         KeyRules.requireValid("runlane.environment", environment);
         SchemaName.requireValid(schema);
         if (defaultMaxAttempts < 1) {
-            throw new io.runlane.ConfigurationInvalidException(
+            throw new ConfigurationInvalidException(
                     "runlane.retry.max-attempts", "must be at least 1, but was " + defaultMaxAttempts);
         }
         TreeSet<String> declared = new TreeSet<>(queues);

@@ -1,5 +1,6 @@
 package io.runlane.internal.jdbc;
 
+import java.util.Arrays;
 import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
@@ -164,7 +165,7 @@ public final class RunAdmissions {
                 answers[index] = answer;
             }
         });
-        return java.util.Arrays.asList(answers);
+        return Arrays.asList(answers);
     }
 
     private Admission retrying(NewRun run, Supplier<@Nullable Admission> once) {

@@ -1,5 +1,6 @@
 package io.runlane.internal.jdbc;
 
+import java.util.stream.Collectors;
 import io.runlane.RunStatus;
 import java.sql.Types;
 import java.time.Duration;
@@ -163,7 +164,7 @@ public final class RunClaims {
                         RunStatus.valueOf(rs.getString("status"))))
                 .list()
                 .stream()
-                .collect(java.util.stream.Collectors.toMap(HeldRun::runId, held -> held));
+                .collect(Collectors.toMap(HeldRun::runId, held -> held));
     }
 
     private MapSqlParameterSource common(String worker, Collection<String> taskIds, int limit, Duration lease) {

@@ -1,5 +1,6 @@
 package io.runlane.internal.maintenance;
 
+import java.util.concurrent.Executors;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,7 +40,7 @@ public final class MaintenanceService implements SmartLifecycle {
         }
         CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-maintenance-");
         threads.setDaemon(true);
-        ScheduledExecutorService started = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(threads);
+        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(threads);
         long millis = interval.toMillis();
         long initialDelay = ThreadLocalRandom.current().nextLong(millis / 2, millis + 1);
         started.scheduleWithFixedDelay(this::recover, initialDelay, millis, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package io.runlane.internal.registry;
 
+import java.util.Comparator;
 import io.runlane.TaskNotFoundException;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -59,7 +60,7 @@ public final class TaskRegistry {
     /** Every task, in id order. */
     public List<TaskDefinition> all() {
         return byId.values().stream()
-                .sorted(java.util.Comparator.comparing(TaskDefinition::id))
+                .sorted(Comparator.comparing(TaskDefinition::id))
                 .toList();
     }
 }

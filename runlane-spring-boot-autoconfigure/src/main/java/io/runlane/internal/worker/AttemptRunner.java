@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import java.util.Locale;
 import io.runlane.internal.EngineListener;
 import io.runlane.PayloadValidationException;
 import io.runlane.Run;
@@ -149,6 +150,6 @@ final class AttemptRunner {
             listener.attemptEnded(context.claimed(), "lease_lost", took);
             return;
         }
-        listener.attemptEnded(context.claimed(), after.get().status().name().toLowerCase(java.util.Locale.ROOT), took);
+        listener.attemptEnded(context.claimed(), after.get().status().name().toLowerCase(Locale.ROOT), took);
     }
 }
