@@ -58,8 +58,18 @@ public record RunQuery(
 
     /** The same query for the page after {@code cursor}. */
     public RunQuery after(@Nullable String cursor) {
-        return new RunQuery(statuses, taskIds, queues, idempotencyKey, singletonKey, createdFrom, createdTo,
-                finishedFrom, finishedTo, limit, cursor);
+        return new RunQuery(
+                statuses,
+                taskIds,
+                queues,
+                idempotencyKey,
+                singletonKey,
+                createdFrom,
+                createdTo,
+                finishedFrom,
+                finishedTo,
+                limit,
+                cursor);
     }
 
     /** Builds a {@link RunQuery}. */
@@ -132,8 +142,18 @@ public record RunQuery(
         }
 
         public RunQuery build() {
-            return new RunQuery(statuses, taskIds, queues, idempotencyKey, singletonKey, createdFrom, createdTo,
-                    finishedFrom, finishedTo, limit, cursor);
+            return new RunQuery(
+                    statuses,
+                    taskIds,
+                    queues,
+                    idempotencyKey,
+                    singletonKey,
+                    createdFrom,
+                    createdTo,
+                    finishedFrom,
+                    finishedTo,
+                    limit,
+                    cursor);
         }
     }
 }

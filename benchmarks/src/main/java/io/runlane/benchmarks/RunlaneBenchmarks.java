@@ -62,7 +62,8 @@ public final class RunlaneBenchmarks {
 
         static final java.util.concurrent.atomic.AtomicLong COMPLETED = new java.util.concurrent.atomic.AtomicLong();
 
-        static volatile java.util.concurrent.CompletableFuture<Long> started = new java.util.concurrent.CompletableFuture<>();
+        static volatile java.util.concurrent.CompletableFuture<Long> started =
+                new java.util.concurrent.CompletableFuture<>();
 
         @Override
         public void run(Payload payload, RunContext context) {
@@ -113,7 +114,7 @@ public final class RunlaneBenchmarks {
                     + " created_at timestamptz NOT NULL DEFAULT now())");
             RunlaneTemplate runlane = engine(pool).template();
             List<Row> rows = new ArrayList<>();
-            for (int threads : quick ? new int[] {4} : new int[] {1, 4, 16}) {
+            for (int threads : quick ? new int[] {1, 4} : new int[] {1, 4, 16}) {
                 rows.add(triggerNewRuns(runlane, jdbc, threads, roundMillis, rounds));
             }
             rows.add(triggerDuplicates(runlane, jdbc, 4, roundMillis, rounds));
@@ -154,31 +155,39 @@ public final class RunlaneBenchmarks {
      * claims batches with FOR UPDATE SKIP LOCKED and completes each row, with 8 threads.
      */
     private static Row endToEnd(HikariDataSource pool, JdbcTemplate jdbc, int runs) throws Exception {
-        RunlaneEngine engine = engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofMillis(100)));
+        RunlaneEngine engine =
+                engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofMillis(100)));
         for (int offset = 0; offset < runs; offset += 1000) {
             int from = offset;
-            engine.template().triggerAll(java.util.stream.IntStream.range(from, Math.min(runs, from + 1000))
-                    .mapToObj(i -> io.runlane.TriggerRequest.of("bench.noop", new NoopTask.Payload(i)))
-                    .toList());
+            engine.template()
+                    .triggerAll(java.util.stream.IntStream.range(from, Math.min(runs, from + 1000))
+                            .mapToObj(i -> io.runlane.TriggerRequest.of("bench.noop", new NoopTask.Payload(i)))
+                            .toList());
         }
         long completedBefore = NoopTask.COMPLETED.get();
         long began = System.nanoTime();
         engine.worker().start();
-        while (jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".runs WHERE task_id = 'bench.noop'"
-                + " AND finished_at IS NULL", Long.class) > 0) {
+        while (jdbc.queryForObject(
+                        "SELECT count(*) FROM " + SCHEMA + ".runs WHERE task_id = 'bench.noop'"
+                                + " AND finished_at IS NULL",
+                        Long.class)
+                > 0) {
             Thread.sleep(50);
         }
         double runlaneSeconds = (System.nanoTime() - began) / 1e9;
         engine.worker().stop();
         long executed = NoopTask.COMPLETED.get() - completedBefore;
 
-        jdbc.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".plain_jobs (id bigserial PRIMARY KEY, status text NOT NULL,"
-                + " run_at timestamptz NOT NULL DEFAULT now(), locked_by text, finished_at timestamptz)");
-        jdbc.execute("CREATE INDEX IF NOT EXISTS plain_jobs_due ON " + SCHEMA + ".plain_jobs (run_at) WHERE status = 'QUEUED'");
+        jdbc.execute(
+                "CREATE TABLE IF NOT EXISTS " + SCHEMA + ".plain_jobs (id bigserial PRIMARY KEY, status text NOT NULL,"
+                        + " run_at timestamptz NOT NULL DEFAULT now(), locked_by text, finished_at timestamptz)");
+        jdbc.execute("CREATE INDEX IF NOT EXISTS plain_jobs_due ON " + SCHEMA
+                + ".plain_jobs (run_at) WHERE status = 'QUEUED'");
         jdbc.update("INSERT INTO " + SCHEMA + ".plain_jobs (status) SELECT 'QUEUED' FROM generate_series(1, ?)", runs);
-        String claim = "UPDATE " + SCHEMA + ".plain_jobs SET status = 'RUNNING', locked_by = ? WHERE id IN (SELECT id FROM "
-                + SCHEMA + ".plain_jobs WHERE status = 'QUEUED' AND run_at <= now() ORDER BY run_at LIMIT 8"
-                + " FOR UPDATE SKIP LOCKED) RETURNING id";
+        String claim =
+                "UPDATE " + SCHEMA + ".plain_jobs SET status = 'RUNNING', locked_by = ? WHERE id IN (SELECT id FROM "
+                        + SCHEMA + ".plain_jobs WHERE status = 'QUEUED' AND run_at <= now() ORDER BY run_at LIMIT 8"
+                        + " FOR UPDATE SKIP LOCKED) RETURNING id";
         String complete = "UPDATE " + SCHEMA + ".plain_jobs SET status = 'DONE', finished_at = now() WHERE id = ?"
                 + " AND status = 'RUNNING'";
         java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
@@ -206,8 +215,13 @@ public final class RunlaneBenchmarks {
         }
         double plainSeconds = (System.nanoTime() - plainBegan) / 1e9;
         threads.shutdown();
-        System.out.printf(Locale.ROOT, "end-to-end: Runlane %d runs in %.2f s, plain JDBC %d in %.2f s%n",
-                executed, runlaneSeconds, plainDone, plainSeconds);
+        System.out.printf(
+                Locale.ROOT,
+                "end-to-end: Runlane %d runs in %.2f s, plain JDBC %d in %.2f s%n",
+                executed,
+                runlaneSeconds,
+                plainDone,
+                plainSeconds);
         return new Row(
                 "end-to-end, " + runs + " no-op runs, 8 workers",
                 8,
@@ -218,7 +232,8 @@ public final class RunlaneBenchmarks {
 
     /** Trigger-to-start latency with an idle worker: from the trigger call to the handler's first line. */
     private static String latency(HikariDataSource pool, int samples) throws Exception {
-        RunlaneEngine engine = engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofSeconds(1)));
+        RunlaneEngine engine =
+                engine(pool, ExecutionSettings.defaults().withWorker(8, java.time.Duration.ofSeconds(1)));
         engine.worker().start();
         Thread.sleep(500);
         List<Double> millis = new ArrayList<>();
@@ -235,10 +250,14 @@ public final class RunlaneBenchmarks {
         List<Double> sorted = millis.stream().sorted().toList();
         double p50 = sorted.get((int) Math.floor(0.50 * (sorted.size() - 1)));
         double p99 = sorted.get((int) Math.floor(0.99 * (sorted.size() - 1)));
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "%n| latency, idle worker (%d samples) | p50 ms | p99 ms | max ms |%n|---|---:|---:|---:|%n"
                         + "| trigger to handler start | %.1f | %.1f | %.1f |%n",
-                samples, p50, p99, sorted.get(sorted.size() - 1));
+                samples,
+                p50,
+                p99,
+                sorted.get(sorted.size() - 1));
     }
 
     /** Trigger of new runs with idempotency keys vs a plain single-row insert with commit. */

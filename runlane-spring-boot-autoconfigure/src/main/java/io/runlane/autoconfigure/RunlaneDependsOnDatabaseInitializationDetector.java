@@ -17,6 +17,11 @@ public final class RunlaneDependsOnDatabaseInitializationDetector
 
     @Override
     protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
-        return Set.of(RunlaneEngine.class, RunlaneTemplate.class, RunWorker.class, MaintenanceService.class, PruningService.class);
+        return Set.of(
+                RunlaneEngine.class,
+                RunlaneTemplate.class,
+                RunWorker.class,
+                MaintenanceService.class,
+                PruningService.class);
     }
 }

@@ -1,10 +1,10 @@
 package io.runlane.internal;
 
-import java.util.Locale;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunStatus;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,7 +16,8 @@ import java.util.Map;
  * @param batchSize runs deleted per transaction
  * @param timeBudget how long one tick may keep deleting
  */
-public record PruningSettings(Map<RunStatus, Duration> retention, Duration interval, int batchSize, Duration timeBudget) {
+public record PruningSettings(
+        Map<RunStatus, Duration> retention, Duration interval, int batchSize, Duration timeBudget) {
 
     public PruningSettings {
         retention.forEach((status, age) -> {
@@ -31,7 +32,8 @@ public record PruningSettings(Map<RunStatus, Duration> retention, Duration inter
             }
         });
         if (interval == null || interval.isNegative() || interval.isZero()) {
-            throw new ConfigurationInvalidException("runlane.pruning.interval", "must be positive, but was " + interval);
+            throw new ConfigurationInvalidException(
+                    "runlane.pruning.interval", "must be positive, but was " + interval);
         }
         if (batchSize < 1 || batchSize > 10_000) {
             throw new ConfigurationInvalidException(

@@ -8,8 +8,8 @@ import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunListing;
 import io.runlane.internal.jdbc.RunPruner;
-import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunReads;
+import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.maintenance.LeaseRescuer;
@@ -18,7 +18,6 @@ import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.TriggerEngine;
-import io.runlane.internal.EngineListener;
 import io.runlane.internal.worker.DueRunNotifier;
 import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunWorker;
@@ -81,7 +80,15 @@ public final class RunlaneEngine {
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener listener) {
-        this(dataSource, transactionManager, settings, execution, PruningSettings.defaults(), tasks, payloads, listener);
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                PruningSettings.defaults(),
+                tasks,
+                payloads,
+                listener);
     }
 
     public RunlaneEngine(

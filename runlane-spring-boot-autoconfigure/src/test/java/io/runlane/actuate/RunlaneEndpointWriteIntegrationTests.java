@@ -18,6 +18,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -32,7 +33,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {
             "management.endpoints.web.exposure.include=runlane,health",
-            "management.endpoint.runlane.access=unrestricted"
+            "management.endpoint.runlane.access=unrestricted",
+            "spring.web.error.include-message=always"
         })
 class RunlaneEndpointWriteIntegrationTests {
 
@@ -76,10 +78,12 @@ class RunlaneEndpointWriteIntegrationTests {
 
     @Test
     void cancelWithoutABodyIsAccepted() {
-        UUID runId = runlane.trigger("actuate.park", Payload.of("cancel-no-body")).runId();
+        UUID runId =
+                runlane.trigger("actuate.park", Payload.of("cancel-no-body")).runId();
 
         client.post()
                 .uri("/runs/{id}/cancel", runId)
+                .contentType(MediaType.APPLICATION_JSON)
                 .exchange()
                 .expectStatus()
                 .isOk()
@@ -143,8 +147,14 @@ class RunlaneEndpointWriteIntegrationTests {
         post("/runs/{id}/pause", Map.of(), runId).expectStatus().isBadRequest();
         post("/runs/{id}/cancel", Map.of(), "not-a-run-id").expectStatus().isBadRequest();
         post("/prune", Map.of("olderThan", "a week")).expectStatus().isBadRequest();
-        post("/prune", Map.of("olderThan", "7d", "statuses", "QUEUED")).expectStatus().isBadRequest();
+        post("/prune", Map.of("olderThan", "7d", "statuses", "SUCCEEDED,QUEUED"))
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.message")
+                .value(String.class, message -> assertThat(message).contains("QUEUED"));
         post("/prune", Map.of()).expectStatus().isBadRequest();
+        post("/prune", Map.of("olderThan", "7d", "maxRuns", "0")).expectStatus().isBadRequest();
         post("/idempotency-keys/reset", Map.of("taskId", "actuate.succeed", "key", " padded "))
                 .expectStatus()
                 .isBadRequest();
@@ -184,7 +194,9 @@ class RunlaneEndpointWriteIntegrationTests {
     void resetOfAnActiveOwnerAnswers409() {
         Payload payload = new Payload("active", "active-key");
         TriggerResult parked = runlane.trigger(
-                "actuate.park", payload, TriggerOptions.builder().idempotencyKey("active-key").build());
+                "actuate.park",
+                payload,
+                TriggerOptions.builder().idempotencyKey("active-key").build());
 
         post("/idempotency-keys/reset", Map.of("taskId", "actuate.park", "key", "active-key"))
                 .expectStatus()
@@ -201,7 +213,7 @@ class RunlaneEndpointWriteIntegrationTests {
         runlane.runs().cancel(cancelled, "to prune");
         UUID waiting = runlane.trigger("actuate.park", Payload.of("keep")).runId();
 
-        post("/prune", Map.of("olderThan", "0s", "statuses", new String[] {"CANCELLED"}))
+        post("/prune", Map.of("olderThan", "0s", "statuses", "CANCELLED"))
                 .expectStatus()
                 .isOk()
                 .expectBody()
@@ -214,6 +226,23 @@ class RunlaneEndpointWriteIntegrationTests {
         assertThat(runlane.runs().get(waiting)).isPresent();
     }
 
+    @Test
+    void pruneStopsAtMaxRunsAndSaysMoreRunsMatch() {
+        for (String name : new String[] {"bounded-1", "bounded-2"}) {
+            runlane.runs()
+                    .cancel(runlane.trigger("actuate.park", Payload.of(name)).runId(), "to prune");
+        }
+
+        post("/prune", Map.of("olderThan", "0s", "statuses", "CANCELLED", "maxRuns", "1"))
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs")
+                .isEqualTo(1)
+                .jsonPath("$.complete")
+                .isEqualTo(false);
+    }
+
     private RestTestClient.ResponseSpec post(String path, Map<String, ?> body, Object... variables) {
         return client.post()
                 .uri(path, variables)
@@ -223,9 +252,9 @@ class RunlaneEndpointWriteIntegrationTests {
     }
 
     private static Map<?, ?> runOf(RestTestClient.ResponseSpec response) {
-        Map<?, ?> body = response.expectStatus()
+        Map<String, Object> body = response.expectStatus()
                 .isOk()
-                .expectBody(Map.class)
+                .expectBody(new ParameterizedTypeReference<Map<String, Object>>() {})
                 .returnResult()
                 .getResponseBody();
         assertThat(body).isNotNull().containsKeys("run", "attempts", "events");

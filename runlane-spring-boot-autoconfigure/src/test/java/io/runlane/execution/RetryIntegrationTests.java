@@ -14,8 +14,8 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import jakarta.validation.constraints.NotBlank;
@@ -148,12 +148,11 @@ class RetryIntegrationTests {
                         tuple(2, RunStatus.RETRYING, RunEventType.RETRY_SCHEDULED),
                         tuple(3, RunStatus.RETRYING, RunEventType.RETRY_SCHEDULED),
                         tuple(4, RunStatus.FAILED, RunEventType.FAILED));
-        assertThat(runlane.template().runs().attempts(runId))
-                .allSatisfy(attempt -> {
-                    assertThat(attempt.worker()).startsWith("worker-");
-                    assertThat(attempt.endedAt()).isAfterOrEqualTo(attempt.startedAt());
-                    assertThat(attempt.detail()).isEqualTo("try again");
-                });
+        assertThat(runlane.template().runs().attempts(runId)).allSatisfy(attempt -> {
+            assertThat(attempt.worker()).startsWith("worker-");
+            assertThat(attempt.endedAt()).isAfterOrEqualTo(attempt.startedAt());
+            assertThat(attempt.detail()).isEqualTo("try again");
+        });
         assertThat(failed.finishedAt()).isNotNull();
         assertThat(failed.failure().code()).isEqualTo("exception");
         assertThat(failed.failure().exceptionClass()).isEqualTo(IllegalStateException.class.getName());

@@ -10,12 +10,11 @@ import io.runlane.PruneResult;
 import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.TriggerResult;
-import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.PruningSettings;
-import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.PruningService;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -55,7 +54,9 @@ class PruningIntegrationTests {
 
     /** Inserts finished runs directly, {@code age} after they finished, with a creation event each. */
     private void insertFinished(int count, RunStatus status, Duration age) {
-        runlane.jdbc().update("""
+        runlane.jdbc()
+                .update(
+                        """
                 WITH inserted AS (
                     INSERT INTO %1$s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
                                            created_at, updated_at, finished_at)
@@ -68,7 +69,12 @@ class PruningIntegrationTests {
                 INSERT INTO %1$s.run_events (run_id, seq, type, status, created_at)
                 SELECT id, 1, 'CREATED', status, created_at FROM inserted
                 """.formatted(runlane.schema()),
-                status.name(), age.toSeconds(), age.toSeconds(), age.toSeconds(), age.toSeconds(), count);
+                        status.name(),
+                        age.toSeconds(),
+                        age.toSeconds(),
+                        age.toSeconds(),
+                        age.toSeconds(),
+                        count);
     }
 
     private long count(String table) {
@@ -76,7 +82,8 @@ class PruningIntegrationTests {
     }
 
     private PruningService pruningJob(Map<RunStatus, Duration> retention) {
-        PruningSettings settings = PruningSettings.defaults().withRetention(retention).withBatchSize(100);
+        PruningSettings settings =
+                PruningSettings.defaults().withRetention(retention).withBatchSize(100);
         return new PruningService(
                 new RunPruner(JdbcClient.create(dataSource), new SqlTemplate(runlane.schema()), "default"),
                 settings.retention(),
@@ -92,11 +99,15 @@ class PruningIntegrationTests {
         insertFinished(30, RunStatus.SUCCEEDED, Duration.ofDays(10));
         insertFinished(20, RunStatus.FAILED, Duration.ofDays(10));
         insertFinished(10, RunStatus.SUCCEEDED, Duration.ofDays(1));
-        Run active = runlane.template().trigger("mail.send", new SendMail.Payload("a")).run();
+        Run active = runlane.template()
+                .trigger("mail.send", new SendMail.Payload("a"))
+                .run();
 
         PruneResult result = runlane.template()
                 .runs()
-                .prune(PruneRequest.olderThan(Duration.ofDays(7)).withStatuses(RunStatus.SUCCEEDED).withBatchSize(7));
+                .prune(PruneRequest.olderThan(Duration.ofDays(7))
+                        .withStatuses(RunStatus.SUCCEEDED)
+                        .withBatchSize(7));
 
         assertThat(result.runs()).isEqualTo(30);
         assertThat(result.batches()).isEqualTo(5);
@@ -113,10 +124,14 @@ class PruningIntegrationTests {
 
         PruneResult first = runlane.template()
                 .runs()
-                .prune(PruneRequest.olderThan(Duration.ofDays(1)).withBatchSize(10).withMaxRuns(15));
+                .prune(PruneRequest.olderThan(Duration.ofDays(1))
+                        .withBatchSize(10)
+                        .withMaxRuns(15));
         PruneResult second = runlane.template()
                 .runs()
-                .prune(PruneRequest.olderThan(Duration.ofDays(1)).withBatchSize(10).withMaxRuns(15));
+                .prune(PruneRequest.olderThan(Duration.ofDays(1))
+                        .withBatchSize(10)
+                        .withMaxRuns(15));
 
         assertThat(first.runs()).isEqualTo(15);
         assertThat(first.complete()).isFalse();
@@ -133,7 +148,8 @@ class PruningIntegrationTests {
         assertThatExceptionOfType(ConfigurationInvalidException.class)
                 .isThrownBy(() -> runlane.template()
                         .runs()
-                        .prune(PruneRequest.olderThan(Duration.ZERO).withStatuses(RunStatus.SUCCEEDED, RunStatus.QUEUED)))
+                        .prune(PruneRequest.olderThan(Duration.ZERO)
+                                .withStatuses(RunStatus.SUCCEEDED, RunStatus.QUEUED)))
                 .withMessageContaining("QUEUED");
         assertThatExceptionOfType(ConfigurationInvalidException.class)
                 .isThrownBy(() -> PruneRequest.olderThan(Duration.ofDays(-1)));
@@ -148,18 +164,24 @@ class PruningIntegrationTests {
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
         runlane.age(owner.runId(), Duration.ofHours(2));
 
-        long pruned = pruningJob(Map.of(RunStatus.SUCCEEDED, Duration.ofHours(1))).pruneOnce();
+        long pruned =
+                pruningJob(Map.of(RunStatus.SUCCEEDED, Duration.ofHours(1))).pruneOnce();
 
         assertThat(pruned).isZero();
         assertThat(runlane.template().runs().get(owner.runId())).isPresent();
-        assertThat(runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)).runId())
+        assertThat(runlane.template()
+                        .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer))
+                        .runId())
                 .isEqualTo(owner.runId());
 
         PruneResult explicit = runlane.template().runs().prune(PruneRequest.olderThan(Duration.ofHours(1)));
 
         assertThat(explicit.runs()).isOne();
-        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer)).isFalse();
-        assertThat(runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer)).created())
+        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + customer))
+                .isFalse();
+        assertThat(runlane.template()
+                        .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer))
+                        .created())
                 .isTrue();
     }
 
@@ -173,15 +195,24 @@ class PruningIntegrationTests {
         String other = "c-" + UUID.randomUUID();
         TriggerResult young = runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(other));
         runlane.finish(young.runId(), RunStatus.SUCCEEDED);
-        runlane.jdbc().update("UPDATE " + runlane.schema() + ".idempotency_keys SET retained_until = now() - interval '1 second'"
-                + " WHERE run_id = ?", young.runId());
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema()
+                                + ".idempotency_keys SET retained_until = now() - interval '1 second'"
+                                + " WHERE run_id = ?",
+                        young.runId());
 
-        long pruned = pruningJob(Map.of(RunStatus.SUCCEEDED, Duration.ofDays(1))).pruneOnce();
+        long pruned =
+                pruningJob(Map.of(RunStatus.SUCCEEDED, Duration.ofDays(1))).pruneOnce();
 
         assertThat(pruned).isOne();
         assertThat(runlane.template().runs().get(owner.runId())).isEmpty();
-        assertThat(runlane.template().runs().get(young.runId())).as("younger than its retention").isPresent();
-        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + other)).as("expired row reclaimed").isFalse();
+        assertThat(runlane.template().runs().get(young.runId()))
+                .as("younger than its retention")
+                .isPresent();
+        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + other))
+                .as("expired row reclaimed")
+                .isFalse();
     }
 
     @Test
@@ -189,12 +220,17 @@ class PruningIntegrationTests {
     void twoPrunersAtOnce() {
         insertFinished(5_000, RunStatus.SUCCEEDED, Duration.ofDays(10));
 
-        List<Concurrently.Outcome<PruneResult>> outcomes = Concurrently.run(2, i -> () -> runlane.template()
-                .runs()
-                .prune(PruneRequest.olderThan(Duration.ofDays(1)).withBatchSize(200)));
+        List<Concurrently.Outcome<PruneResult>> outcomes = Concurrently.run(
+                2,
+                i -> () -> runlane.template()
+                        .runs()
+                        .prune(PruneRequest.olderThan(Duration.ofDays(1)).withBatchSize(200)));
 
         assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
-        assertThat(outcomes.stream().mapToLong(outcome -> outcome.value().runs()).sum()).isEqualTo(5_000);
+        assertThat(outcomes.stream()
+                        .mapToLong(outcome -> outcome.value().runs())
+                        .sum())
+                .isEqualTo(5_000);
         assertThat(count("runs")).isZero();
         assertThat(count("run_events")).isZero();
     }
@@ -206,7 +242,8 @@ class PruningIntegrationTests {
         List<Long> quiet = triggerLatencies(300, new AtomicBoolean(true));
 
         AtomicBoolean pruning = new AtomicBoolean(true);
-        CompletableFuture<List<Long>> during = CompletableFuture.supplyAsync(() -> triggerLatencies(Integer.MAX_VALUE, pruning));
+        CompletableFuture<List<Long>> during =
+                CompletableFuture.supplyAsync(() -> triggerLatencies(Integer.MAX_VALUE, pruning));
         PruneResult result;
         try {
             result = runlane.template()

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.PayloadValidationException;
 import io.runlane.Run;
-import io.runlane.RunAttempt;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
 import io.runlane.RunStatus;
@@ -51,7 +50,9 @@ class RerunRetryIntegrationTests {
     }
 
     @ParameterizedTest
-    @EnumSource(value = RunStatus.class, names = {"SUCCEEDED", "FAILED", "CANCELLED"})
+    @EnumSource(
+            value = RunStatus.class,
+            names = {"SUCCEEDED", "FAILED", "CANCELLED"})
     @DisplayName("S-OP-2: rerun accepts any terminal run, links the new run and leaves the source untouched")
     void rerunAcceptsAnyTerminalRun(RunStatus status) {
         Run source = finishedRefresh(status);
@@ -97,8 +98,10 @@ class RerunRetryIntegrationTests {
                 .run();
         TestRunlane.RowCounts before = runlane.rowCounts();
 
-        assertThatExceptionOfType(RunStateException.class).isThrownBy(() -> runlane.template().runs().rerun(active.id()));
-        assertThatExceptionOfType(RunStateException.class).isThrownBy(() -> runlane.template().runs().retry(active.id()));
+        assertThatExceptionOfType(RunStateException.class)
+                .isThrownBy(() -> runlane.template().runs().rerun(active.id()));
+        assertThatExceptionOfType(RunStateException.class)
+                .isThrownBy(() -> runlane.template().runs().retry(active.id()));
         assertThatExceptionOfType(RunNotFoundException.class)
                 .isThrownBy(() -> runlane.template().runs().rerun(UUID.randomUUID()));
         assertThat(runlane.rowCounts()).isEqualTo(before);
@@ -115,7 +118,10 @@ class RerunRetryIntegrationTests {
                 .retry(source.id(), TriggerOptions.builder().idempotencyKey(key).build());
 
         assertThat(retried.idempotencyKey()).isEqualTo(key);
-        assertThat(runlane.template().runs().findCurrent("customers.refresh", key).map(Run::id))
+        assertThat(runlane.template()
+                        .runs()
+                        .findCurrent("customers.refresh", key)
+                        .map(Run::id))
                 .contains(retried.id());
     }
 
@@ -126,8 +132,11 @@ class RerunRetryIntegrationTests {
                 .trigger("orders.confirm", new ConfirmOrder.Payload("o-" + UUID.randomUUID(), 1))
                 .run();
         runlane.finish(source.id(), RunStatus.FAILED);
-        runlane.jdbc().update("UPDATE " + runlane.schema() + ".runs SET payload = '{\"orderId\": \"\", \"quantity\": 0}'"
-                + " WHERE id = ?", source.id());
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema() + ".runs SET payload = '{\"orderId\": \"\", \"quantity\": 0}'"
+                                + " WHERE id = ?",
+                        source.id());
         TestRunlane.RowCounts before = runlane.rowCounts();
 
         assertThatExceptionOfType(PayloadValidationException.class)

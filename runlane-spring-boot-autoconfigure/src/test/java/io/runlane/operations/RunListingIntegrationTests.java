@@ -69,7 +69,10 @@ class RunListingIntegrationTests {
         String tag = UUID.randomUUID().toString();
         List<UUID> existing = IntStream.range(0, 230)
                 .mapToObj(i -> runlane.template()
-                        .trigger("mail.send", new SendMail.Payload(tag), TriggerOptions.builder().queue("bulk").build())
+                        .trigger(
+                                "mail.send",
+                                new SendMail.Payload(tag),
+                                TriggerOptions.builder().queue("bulk").build())
                         .runId())
                 .toList();
         AtomicBoolean inserting = new AtomicBoolean(true);
@@ -77,13 +80,17 @@ class RunListingIntegrationTests {
             int inserted = 0;
             while (inserting.get()) {
                 runlane.template()
-                        .trigger("mail.send", new SendMail.Payload(tag), TriggerOptions.builder().queue("bulk").build());
+                        .trigger(
+                                "mail.send",
+                                new SendMail.Payload(tag),
+                                TriggerOptions.builder().queue("bulk").build());
                 inserted++;
             }
             return inserted;
         });
         try {
-            List<Run> seen = allPages(RunQuery.builder().queues("bulk").limit(17).build());
+            List<Run> seen =
+                    allPages(RunQuery.builder().queues("bulk").limit(17).build());
 
             List<UUID> ids = seen.stream().map(Run::id).toList();
             assertThat(ids).doesNotHaveDuplicates();
@@ -99,7 +106,9 @@ class RunListingIntegrationTests {
     @DisplayName("S-OP-1: filters by status, task, queue, keys and time ranges")
     void filtersNarrowTheListing() {
         String orderId = "o-" + UUID.randomUUID().toString().substring(0, 8);
-        Instant before = runlane.jdbc().queryForObject("SELECT now()", java.time.OffsetDateTime.class).toInstant();
+        Instant before = runlane.jdbc()
+                .queryForObject("SELECT now()", java.time.OffsetDateTime.class)
+                .toInstant();
         Run order = runlane.template()
                 .trigger("orders.confirm", new ConfirmOrder.Payload(orderId, 1))
                 .run();
@@ -108,16 +117,34 @@ class RunListingIntegrationTests {
                 .run();
         runlane.finish(finished.id(), RunStatus.SUCCEEDED);
 
-        assertThat(ids(RunQuery.builder().idempotencyKey("order." + orderId).build())).containsExactly(order.id());
-        assertThat(ids(RunQuery.builder().taskIds("orders.confirm").statuses(RunStatus.SUCCEEDED).createdBetween(before, null).build()))
+        assertThat(ids(RunQuery.builder().idempotencyKey("order." + orderId).build()))
+                .containsExactly(order.id());
+        assertThat(ids(RunQuery.builder()
+                        .taskIds("orders.confirm")
+                        .statuses(RunStatus.SUCCEEDED)
+                        .createdBetween(before, null)
+                        .build()))
                 .containsExactly(finished.id());
-        assertThat(ids(RunQuery.builder().taskIds("orders.confirm").createdBetween(before, null).build()))
+        assertThat(ids(RunQuery.builder()
+                        .taskIds("orders.confirm")
+                        .createdBetween(before, null)
+                        .build()))
                 .containsExactly(finished.id(), order.id());
-        assertThat(ids(RunQuery.builder().finishedBetween(before, null).taskIds("orders.confirm").build()))
+        assertThat(ids(RunQuery.builder()
+                        .finishedBetween(before, null)
+                        .taskIds("orders.confirm")
+                        .build()))
                 .containsExactly(finished.id());
-        assertThat(ids(RunQuery.builder().taskIds("orders.confirm").createdBetween(null, before).build()))
+        assertThat(ids(RunQuery.builder()
+                        .taskIds("orders.confirm")
+                        .createdBetween(null, before)
+                        .build()))
                 .doesNotContain(order.id(), finished.id());
-        assertThat(ids(RunQuery.builder().queues("bulk").idempotencyKey("order." + orderId).build())).isEmpty();
+        assertThat(ids(RunQuery.builder()
+                        .queues("bulk")
+                        .idempotencyKey("order." + orderId)
+                        .build()))
+                .isEmpty();
     }
 
     private static List<UUID> ids(RunQuery query) {
@@ -130,9 +157,14 @@ class RunListingIntegrationTests {
         assertThat(RunQuery.builder().limit(0).build().limit()).isEqualTo(1);
         assertThat(RunQuery.builder().limit(100_000).build().limit()).isEqualTo(RunQuery.MAX_LIMIT);
         assertThatExceptionOfType(ConfigurationInvalidException.class)
-                .isThrownBy(() -> runlane.template().runs().list(RunQuery.builder().cursor("not-a-cursor").build()))
+                .isThrownBy(() -> runlane.template()
+                        .runs()
+                        .list(RunQuery.builder().cursor("not-a-cursor").build()))
                 .withMessageContaining("cursor");
-        Set<UUID> firstPage = new HashSet<>(runlane.template().runs().list(RunQuery.builder().limit(1).build()).items().stream().map(Run::id).toList());
+        Set<UUID> firstPage = new HashSet<>(
+                runlane.template().runs().list(RunQuery.builder().limit(1).build()).items().stream()
+                        .map(Run::id)
+                        .toList());
         assertThat(firstPage).hasSize(1);
     }
 }

@@ -2,6 +2,7 @@ package io.runlane.testsupport;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.TaskHandler;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
@@ -10,7 +11,6 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
-import io.runlane.internal.EngineListener;
 import jakarta.validation.Validation;
 import java.util.Arrays;
 import java.util.List;

@@ -64,6 +64,8 @@ public final class RunlaneEndpoint {
 
     static final String PRUNE = "prune";
 
+    static final int DEFAULT_PRUNE_MAX_RUNS = 100_000;
+
     private static final List<RunStatus> ACTIVE_STATUSES =
             Arrays.stream(RunStatus.values()).filter(RunStatus::isActive).toList();
 
@@ -104,9 +106,9 @@ public final class RunlaneEndpoint {
         Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
         engine.statistics()
                 .byQueue(List.copyOf(settings.queues()))
-                .forEach((name, statistics) -> queues.put(name, QueueDescriptor.of(statistics, concurrencyLimit(name))));
-        return new RunlaneDescriptor(
-                settings.environment(), tasks, queues, describeWorker(), describeMaintenance());
+                .forEach(
+                        (name, statistics) -> queues.put(name, QueueDescriptor.of(statistics, concurrencyLimit(name))));
+        return new RunlaneDescriptor(settings.environment(), tasks, queues, describeWorker(), describeMaintenance());
     }
 
     /**
@@ -159,14 +161,12 @@ public final class RunlaneEndpoint {
             @Selector String runs, @Selector String runId, @Selector String action, @Nullable String reason) {
         requireSegment(RUNS, runs);
         UUID id = runId(runId);
-        Run result =
-                switch (action) {
-                    case "cancel" -> operations().cancel(id, reason);
-                    case "retry" -> operations().retry(id);
-                    case "rerun" -> operations().rerun(id);
-                    default -> throw badRequest(
-                            "Unknown run action '" + action + "'; use cancel, retry or rerun", null);
-                };
+        Run result = switch (action) {
+            case "cancel" -> operations().cancel(id, reason);
+            case "retry" -> operations().retry(id);
+            case "rerun" -> operations().rerun(id);
+            default -> throw badRequest("Unknown run action '" + action + "'; use cancel, retry or rerun", null);
+        };
         return describe(result);
     }
 
@@ -182,22 +182,28 @@ public final class RunlaneEndpoint {
             @Selector String idempotencyKeys, @Selector String action, String taskId, String key) {
         requireSegment(IDEMPOTENCY_KEYS, idempotencyKeys);
         requireSegment(RESET, action);
-        boolean reset = rejectingInvalidInput(() -> engine.template().idempotencyKeys().reset(taskId, key));
+        boolean reset =
+                rejectingInvalidInput(() -> engine.template().idempotencyKeys().reset(taskId, key));
         return new KeyResetDescriptor(taskId, key, reset);
     }
 
     /**
      * Prunes terminal runs that finished longer ago than {@code olderThan} (such as {@code 7d}, {@code 12h} or an
-     * ISO-8601 duration), of the given statuses (default: every terminal status) (S-OP-3).
+     * ISO-8601 duration), of the given {@code statuses} (a comma-separated list; default: every terminal status)
+     * (S-OP-3). One call deletes at most {@code maxRuns} runs (default {@value #DEFAULT_PRUNE_MAX_RUNS}) so that a
+     * request ends in reasonable time; {@code complete: false} in the answer says more runs match.
      */
     @WriteOperation
-    public PruneDescriptor prune(@Selector String prune, String olderThan, String @Nullable [] statuses) {
+    public PruneDescriptor prune(
+            @Selector String prune, String olderThan, String @Nullable [] statuses, @Nullable Integer maxRuns) {
         requireSegment(PRUNE, prune);
         Duration age = duration("olderThan", olderThan);
         Set<RunStatus> pruned =
                 statuses("statuses", statuses, EnumSet.of(RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED));
         PruneResult result = rejectingInvalidInput(() -> operations()
-                .prune(PruneRequest.olderThan(age).withStatuses(pruned.toArray(RunStatus[]::new))));
+                .prune(PruneRequest.olderThan(age)
+                        .withStatuses(pruned.toArray(RunStatus[]::new))
+                        .withMaxRuns((maxRuns != null) ? maxRuns : DEFAULT_PRUNE_MAX_RUNS)));
         return new PruneDescriptor(result.runs(), result.batches(), result.complete());
     }
 
@@ -206,7 +212,8 @@ public final class RunlaneEndpoint {
     }
 
     private RunDescriptor describe(Run run) {
-        return new RunDescriptor(run, operations().attempts(run.id()), operations().events(run.id()));
+        return new RunDescriptor(
+                run, operations().attempts(run.id()), operations().events(run.id()));
     }
 
     private @Nullable WorkerDescriptor describeWorker() {
@@ -329,9 +336,10 @@ public final class RunlaneEndpoint {
                     task.id(),
                     task.queue(),
                     task.maxAttempts(),
-                    String.valueOf((task.idempotencyKeyTtl() != null)
-                            ? task.idempotencyKeyTtl()
-                            : settings.defaultIdempotencyKeyTtl()));
+                    String.valueOf(
+                            (task.idempotencyKeyTtl() != null)
+                                    ? task.idempotencyKeyTtl()
+                                    : settings.defaultIdempotencyKeyTtl()));
         }
     }
 
@@ -389,7 +397,8 @@ public final class RunlaneEndpoint {
      * @param recovery lease recovery (S-EX-7)
      * @param pruning the automatic pruning job (S-OP-4)
      */
-    public record MaintenanceDescriptor(@Nullable RecoveryDescriptor recovery, @Nullable PruningDescriptor pruning) {}
+    public record MaintenanceDescriptor(
+            @Nullable RecoveryDescriptor recovery, @Nullable PruningDescriptor pruning) {}
 
     /**
      * Lease recovery.
@@ -397,7 +406,8 @@ public final class RunlaneEndpoint {
      * @param running whether it is scheduled
      * @param lastRun when it last completed
      */
-    public record RecoveryDescriptor(boolean running, @Nullable Instant lastRun) {}
+    public record RecoveryDescriptor(
+            boolean running, @Nullable Instant lastRun) {}
 
     /**
      * The automatic pruning job.
@@ -406,7 +416,8 @@ public final class RunlaneEndpoint {
      * @param lastRun when it last completed
      * @param lastPruned runs its last tick deleted
      */
-    public record PruningDescriptor(boolean running, @Nullable Instant lastRun, long lastPruned) {}
+    public record PruningDescriptor(
+            boolean running, @Nullable Instant lastRun, long lastPruned) {}
 
     /**
      * A page of runs.

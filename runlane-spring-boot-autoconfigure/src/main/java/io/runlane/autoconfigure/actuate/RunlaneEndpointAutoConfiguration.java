@@ -36,11 +36,7 @@ public final class RunlaneEndpointAutoConfiguration {
             ObjectProvider<MaintenanceService> recovery,
             ObjectProvider<PruningService> pruning) {
         return new RunlaneEndpoint(
-                engine,
-                execution.getIfUnique(),
-                worker.getIfUnique(),
-                recovery.getIfUnique(),
-                pruning.getIfUnique());
+                engine, execution.getIfUnique(), worker.getIfUnique(), recovery.getIfUnique(), pruning.getIfUnique());
     }
 
     /** Maps refused write operations to HTTP statuses; only when the endpoint is exposed over HTTP. */

@@ -43,8 +43,8 @@ public final class RunlaneEndpointWebExtension {
     /** See {@link RunlaneEndpoint#prune}. */
     @WriteOperation
     public WebEndpointResponse<OperationResponseBody> prune(
-            @Selector String prune, String olderThan, String @Nullable [] statuses) {
-        return respond(() -> endpoint.prune(prune, olderThan, statuses));
+            @Selector String prune, String olderThan, String @Nullable [] statuses, @Nullable Integer maxRuns) {
+        return respond(() -> endpoint.prune(prune, olderThan, statuses, maxRuns));
     }
 
     private static WebEndpointResponse<OperationResponseBody> respond(Supplier<OperationResponseBody> operation) {

@@ -1,10 +1,12 @@
 package io.runlane.autoconfigure.actuate;
 
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.worker.RunWorker;
+import java.time.Duration;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,6 +32,7 @@ public final class RunlaneHealthAutoConfiguration {
     @ConditionalOnMissingBean(name = {"runlaneHealthIndicator", "runlaneHealthContributor"})
     RunlaneHealthIndicator runlaneHealthIndicator(
             RunlaneEngine engine,
+            ObjectProvider<ExecutionSettings> execution,
             ObjectProvider<RunWorker> worker,
             ObjectProvider<MaintenanceService> recovery,
             ObjectProvider<PruningService> pruning,
@@ -40,6 +43,13 @@ public final class RunlaneHealthAutoConfiguration {
                 worker.getIfUnique(),
                 recovery.getIfUnique(),
                 pruning.getIfUnique(),
+                maxPollAge(execution.getIfAvailable(ExecutionSettings::defaults).pollInterval()),
                 context::isRunning);
+    }
+
+    /** A worker that has not completed a poll for ten poll intervals, and at least a minute, is stuck. */
+    static Duration maxPollAge(Duration pollInterval) {
+        Duration tenPolls = pollInterval.multipliedBy(10);
+        return (tenPolls.compareTo(Duration.ofMinutes(1)) > 0) ? tenPolls : Duration.ofMinutes(1);
     }
 }

@@ -6,6 +6,7 @@ import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,9 +18,10 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * Runlane's health (S-MO-2). It is {@code DOWN} when Runlane's tables cannot be read (the database is unreachable or
- * the schema is missing), and, while the application is running, when this instance's worker or one of its
- * maintenance jobs has stopped or the worker's last poll failed. Details give the backlog (waiting and due runs),
- * the age of the oldest due run, and the worker's id and in-flight attempts.
+ * the schema is missing); when this instance's worker's last poll failed, or its polling thread has not completed a
+ * poll for {@code maxPollAge} (it polls at least once per poll interval, even when every slot is busy); and, while
+ * the application is running, when the worker or one of the maintenance jobs has stopped. Details give the backlog
+ * (waiting and due runs), the age of the oldest due run, and the worker's id and in-flight attempts.
  *
  * <p>A stopped job counts only while the application is running, because Spring stops lifecycle beans on shutdown
  * and does not start them before the context is refreshed. The statistics query counts active runs only, so it stays
@@ -37,6 +39,8 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
 
     private final @Nullable PruningService pruning;
 
+    private final Duration maxPollAge;
+
     private final BooleanSupplier applicationRunning;
 
     /**
@@ -49,6 +53,7 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
             @Nullable RunWorker worker,
             @Nullable MaintenanceService recovery,
             @Nullable PruningService pruning,
+            Duration maxPollAge,
             BooleanSupplier applicationRunning) {
         super("Runlane health check failed");
         this.statistics = statistics;
@@ -56,46 +61,18 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
         this.worker = worker;
         this.recovery = recovery;
         this.pruning = pruning;
+        this.maxPollAge = maxPollAge;
         this.applicationRunning = applicationRunning;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        Map<String, QueueStatistics> byQueue = statistics.byQueue(queues);
-        long waiting = 0;
-        long due = 0;
-        Duration oldestDueAge = null;
-        for (QueueStatistics queue : byQueue.values()) {
-            waiting += queue.waiting();
-            due += queue.due();
-            Duration age = queue.oldestDueAge();
-            if (age != null && (oldestDueAge == null || age.compareTo(oldestDueAge) > 0)) {
-                oldestDueAge = age;
-            }
-        }
-        List<String> problems = new ArrayList<>();
+        describeBacklog(builder);
         boolean expectRunning = applicationRunning.getAsBoolean();
-        builder.withDetail("backlog", Map.of("waiting", waiting, "due", due));
-        if (oldestDueAge != null) {
-            builder.withDetail("oldestDueAge", oldestDueAge.toString());
-        }
+        List<String> problems = new ArrayList<>();
         RunWorker currentWorker = worker;
         if (currentWorker != null) {
-            Map<String, Object> details = new LinkedHashMap<>();
-            details.put("id", currentWorker.workerId());
-            details.put("running", currentWorker.isRunning());
-            details.put("inFlight", currentWorker.inFlight());
-            if (currentWorker.lastPoll() != null) {
-                details.put("lastPoll", String.valueOf(currentWorker.lastPoll()));
-            }
-            builder.withDetail("worker", details);
-            if (expectRunning && !currentWorker.isRunning()) {
-                problems.add("the worker has stopped");
-            }
-            Throwable failure = currentWorker.lastPollFailure();
-            if (failure != null) {
-                problems.add("the worker's last poll failed: " + failure);
-            }
+            checkWorker(currentWorker, expectRunning, builder, problems);
         }
         if (recovery != null && expectRunning && !recovery.isRunning()) {
             problems.add("lease recovery has stopped");
@@ -107,6 +84,49 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
             builder.up();
         } else {
             builder.down().withDetail("problems", problems);
+        }
+    }
+
+    /** Reads the statistics, which fails the check when the database or the schema is unavailable. */
+    private void describeBacklog(Health.Builder builder) {
+        long waiting = 0;
+        long due = 0;
+        Duration oldestDueAge = null;
+        for (QueueStatistics queue : statistics.byQueue(queues).values()) {
+            waiting += queue.waiting();
+            due += queue.due();
+            Duration age = queue.oldestDueAge();
+            if (age != null && (oldestDueAge == null || age.compareTo(oldestDueAge) > 0)) {
+                oldestDueAge = age;
+            }
+        }
+        builder.withDetail("backlog", Map.of("waiting", waiting, "due", due));
+        if (oldestDueAge != null) {
+            builder.withDetail("oldestDueAge", oldestDueAge.toString());
+        }
+    }
+
+    private void checkWorker(RunWorker current, boolean expectRunning, Health.Builder builder, List<String> problems) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("id", current.workerId());
+        details.put("running", current.isRunning());
+        details.put("inFlight", current.inFlight());
+        Instant lastPoll = current.lastPoll();
+        if (lastPoll != null) {
+            details.put("lastPoll", lastPoll.toString());
+        }
+        builder.withDetail("worker", details);
+        if (expectRunning && !current.isRunning()) {
+            problems.add("the worker has stopped");
+        }
+        if (current.isRunning()
+                && lastPoll != null
+                && lastPoll.isBefore(Instant.now().minus(maxPollAge))) {
+            problems.add("the worker has not polled since " + lastPoll);
+        }
+        Throwable failure = current.lastPollFailure();
+        if (failure != null) {
+            problems.add("the worker's last poll failed: " + failure);
         }
     }
 }

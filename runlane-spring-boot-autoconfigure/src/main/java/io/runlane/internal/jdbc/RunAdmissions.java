@@ -1,12 +1,12 @@
 package io.runlane.internal.jdbc;
 
-import java.util.Arrays;
 import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;

@@ -1,6 +1,5 @@
 package io.runlane.internal.jdbc;
 
-import java.util.stream.Collectors;
 import io.runlane.RunStatus;
 import java.sql.Types;
 import java.time.Duration;
@@ -8,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -43,11 +43,12 @@ public final class RunListing {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("limit", query.limit() + 1, Types.INTEGER);
-        StringBuilder sql =
-                new StringBuilder("SELECT * FROM " + schema + ".runs WHERE environment = :environment");
+        StringBuilder sql = new StringBuilder("SELECT * FROM " + schema + ".runs WHERE environment = :environment");
         if (!query.statuses().isEmpty()) {
             sql.append(" AND status IN (:statuses)");
-            params.addValue("statuses", query.statuses().stream().map(RunStatus::name).sorted().toList());
+            params.addValue(
+                    "statuses",
+                    query.statuses().stream().map(RunStatus::name).sorted().toList());
         }
         if (!query.taskIds().isEmpty()) {
             sql.append(" AND task_id IN (:taskIds)");
@@ -59,13 +60,35 @@ public final class RunListing {
         }
         condition(sql, params, "idempotency_key =", "idempotencyKey", query.idempotencyKey(), Types.VARCHAR);
         condition(sql, params, "singleton_key =", "singletonKey", query.singletonKey(), Types.VARCHAR);
-        condition(sql, params, "created_at >=", "createdFrom", timestamp(query.createdFrom()), Types.TIMESTAMP_WITH_TIMEZONE);
-        condition(sql, params, "created_at <", "createdTo", timestamp(query.createdTo()), Types.TIMESTAMP_WITH_TIMEZONE);
-        condition(sql, params, "finished_at >=", "finishedFrom", timestamp(query.finishedFrom()), Types.TIMESTAMP_WITH_TIMEZONE);
-        condition(sql, params, "finished_at <", "finishedTo", timestamp(query.finishedTo()), Types.TIMESTAMP_WITH_TIMEZONE);
+        condition(
+                sql,
+                params,
+                "created_at >=",
+                "createdFrom",
+                timestamp(query.createdFrom()),
+                Types.TIMESTAMP_WITH_TIMEZONE);
+        condition(
+                sql, params, "created_at <", "createdTo", timestamp(query.createdTo()), Types.TIMESTAMP_WITH_TIMEZONE);
+        condition(
+                sql,
+                params,
+                "finished_at >=",
+                "finishedFrom",
+                timestamp(query.finishedFrom()),
+                Types.TIMESTAMP_WITH_TIMEZONE);
+        condition(
+                sql,
+                params,
+                "finished_at <",
+                "finishedTo",
+                timestamp(query.finishedTo()),
+                Types.TIMESTAMP_WITH_TIMEZONE);
         condition(sql, params, "id <", "after", decode(query.cursor()), Types.OTHER);
         sql.append(" ORDER BY id DESC LIMIT :limit");
-        List<Run> rows = new ArrayList<>(jdbc.sql(sql.toString()).paramSource(params).query(RunRowMapper.INSTANCE).list());
+        List<Run> rows = new ArrayList<>(jdbc.sql(sql.toString())
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .list());
         String next = null;
         if (rows.size() > query.limit()) {
             rows.remove(rows.size() - 1);
@@ -75,7 +98,12 @@ public final class RunListing {
     }
 
     private static void condition(
-            StringBuilder sql, MapSqlParameterSource params, String column, String name, @Nullable Object value, int type) {
+            StringBuilder sql,
+            MapSqlParameterSource params,
+            String column,
+            String name,
+            @Nullable Object value,
+            int type) {
         if (value != null) {
             sql.append(" AND ").append(column).append(" :").append(name);
             params.addValue(name, value, type);

@@ -83,11 +83,12 @@ public final class RunPruner {
      *
      * @param respectRetention whether to keep runs whose idempotency retention has not expired (automatic job)
      */
-    public int pruneBatch(
-            Collection<RunStatus> statuses, Duration olderThan, int batchSize, boolean respectRetention) {
+    public int pruneBatch(Collection<RunStatus> statuses, Duration olderThan, int batchSize, boolean respectRetention) {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
-                .addValue("statuses", statuses.stream().map(RunStatus::name).sorted().toList())
+                .addValue(
+                        "statuses",
+                        statuses.stream().map(RunStatus::name).sorted().toList())
                 .addValue("olderThanMs", olderThan.toMillis(), Types.BIGINT)
                 .addValue("respectRetention", respectRetention, Types.BOOLEAN)
                 .addValue("batchSize", batchSize, Types.INTEGER);
@@ -99,6 +100,9 @@ public final class RunPruner {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("batchSize", batchSize, Types.INTEGER);
-        return jdbc.sql(cleanExpiredKeys).paramSource(params).query(Integer.class).single();
+        return jdbc.sql(cleanExpiredKeys)
+                .paramSource(params)
+                .query(Integer.class)
+                .single();
     }
 }

@@ -20,13 +20,16 @@ public final class RunStatistics {
 
     /** One queue's active runs. */
     public record QueueStatistics(
-            String queue, Map<RunStatus, Long> activeCounts, long due, @Nullable Duration oldestDueAge) {
+            String queue,
+            Map<RunStatus, Long> activeCounts,
+            long due,
+            @Nullable Duration oldestDueAge) {
 
         /** Runs waiting for a worker, due or not. */
         public long waiting() {
             return activeCounts.entrySet().stream()
-                    .filter(entry -> entry.getKey() != RunStatus.RUNNING
-                            && entry.getKey() != RunStatus.CANCELLATION_REQUESTED)
+                    .filter(entry ->
+                            entry.getKey() != RunStatus.RUNNING && entry.getKey() != RunStatus.CANCELLATION_REQUESTED)
                     .mapToLong(Map.Entry::getValue)
                     .sum();
         }

@@ -1,8 +1,8 @@
 package io.runlane.internal.maintenance;
 
-import java.util.concurrent.Executors;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;

@@ -1,8 +1,8 @@
 package io.runlane.internal.registry;
 
-import java.util.Comparator;
 import io.runlane.TaskNotFoundException;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,22 +1,22 @@
 package io.runlane.internal.worker;
 
-import java.util.Locale;
-import io.runlane.internal.EngineListener;
 import io.runlane.PayloadValidationException;
 import io.runlane.Run;
 import io.runlane.RunFailure;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
-import org.springframework.transaction.support.TransactionTemplate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Executes one attempt of a claimed run and records its outcome, fenced by the claim's token (S-EX-3):
@@ -74,7 +74,8 @@ final class AttemptRunner {
      *
      * @return the run {@code followUp} claimed, if any
      */
-    @Nullable ClaimedRun run(AttemptContext context, String worker, Supplier<@Nullable ClaimedRun> followUp) {
+    @Nullable
+    ClaimedRun run(AttemptContext context, String worker, Supplier<@Nullable ClaimedRun> followUp) {
         ClaimedRun claimed = context.claimed();
         Run run = claimed.run();
         TaskDefinition task = tasks.require(run.taskId());
@@ -135,7 +136,8 @@ final class AttemptRunner {
         try {
             recorded = transactions.execute(status -> new Recorded(outcome.get(), followUp.get()));
         } catch (RuntimeException ex) {
-            logger.warn("Recording run " + context.runId() + " with its follow-up claim failed; recording it alone", ex);
+            logger.warn(
+                    "Recording run " + context.runId() + " with its follow-up claim failed; recording it alone", ex);
             recorded = new Recorded(outcome.get(), null);
         }
         record(context, recorded.after(), startedNanos, result);

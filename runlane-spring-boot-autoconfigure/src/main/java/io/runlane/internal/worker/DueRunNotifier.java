@@ -15,7 +15,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>The local worker is woken in-process at once. Other instances hear a PostgreSQL {@code NOTIFY} on {@code
  * runlane_<schema>}, sent by one daemon thread in its own tiny transaction and coalesced: however many runs are
- * triggered while a notification is being sent, one more follows. Sending {@code NOTIFY} from the trigger's own
+ * triggered while a notification is being sent, one more follows, and at most one is sent every 5 ms. Sending {@code NOTIFY} from the trigger's own
  * transaction would be simpler but PostgreSQL serialises the commits of notifying transactions, which would cap
  * trigger throughput at one commit flush at a time. Notifications are only a hint; polling remains the source of
  * truth.
@@ -23,6 +23,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class DueRunNotifier {
 
     private static final Log logger = LogFactory.getLog(DueRunNotifier.class);
+
+    private static final long MIN_INTERVAL_MILLIS = 5;
 
     private final JdbcTemplate jdbc;
 
@@ -93,6 +95,8 @@ public final class DueRunNotifier {
                 }
                 pending.set(false);
                 jdbc.query(notify, rs -> null);
+                // At most one notification per interval: enough to wake other instances, cheap for the database.
+                Thread.sleep(MIN_INTERVAL_MILLIS);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException ex) {

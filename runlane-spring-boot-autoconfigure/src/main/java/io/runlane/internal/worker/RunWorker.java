@@ -1,8 +1,8 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.EngineListener;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.AttemptOutcomes;
@@ -304,8 +304,7 @@ public final class RunWorker implements SmartLifecycle {
         if (!running || unlimitedQueues.isEmpty()) {
             return null;
         }
-        List<ClaimedRun> next =
-                claims.claimDue(workerId, unlimitedQueues, taskIds, 1, execution.leaseDuration());
+        List<ClaimedRun> next = claims.claimDue(workerId, unlimitedQueues, taskIds, 1, execution.leaseDuration());
         return next.isEmpty() ? null : next.get(0);
     }
 
