@@ -72,7 +72,8 @@ public final class MaintenanceService implements SmartLifecycle {
                 rescued = rescuer.rescueExpired();
             } while (rescued > 0 && scheduler != null && !Thread.currentThread().isInterrupted());
             lastRecovery = Instant.now();
-        } catch (RuntimeException ex) {
+        } catch (Throwable ex) {
+            // A scheduled task that throws is never run again; keep the job alive and report at the next tick.
             logger.warn("Lease recovery failed; retrying at the next tick", ex);
         }
     }

@@ -100,7 +100,8 @@ public final class PruningService implements SmartLifecycle {
     private void tick() {
         try {
             pruneOnce();
-        } catch (RuntimeException ex) {
+        } catch (Throwable ex) {
+            // A scheduled task that throws is never run again; keep the job alive and report at the next tick.
             logger.warn("Pruning failed; retrying at the next tick", ex);
         }
     }

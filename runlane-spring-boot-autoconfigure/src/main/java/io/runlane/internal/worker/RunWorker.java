@@ -234,7 +234,8 @@ public final class RunWorker implements SmartLifecycle {
                 filledEverySlot = pollOnce();
                 lastPoll = Instant.now();
                 lastPollFailure = null;
-            } catch (RuntimeException ex) {
+            } catch (Throwable ex) {
+                // Any failure, errors included, must not end the polling thread: health reports it instead.
                 lastPollFailure = ex;
                 logger.warn("Claiming runs failed; retrying after the poll interval", ex);
             }
