@@ -22,7 +22,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
- * The {@code runlane} endpoint over HTTP with its default, read-only access: the summary, runs by id and by status,
+ * S-MO-1: the {@code runlane} endpoint over HTTP with its default, read-only access: the summary, runs by id and by status,
  * and write operations that are not mapped at all.
  */
 @SpringBootTest(

@@ -26,7 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
- * The {@code runlane} health indicator over HTTP: {@code UP} with the backlog while everything runs, {@code DOWN}
+ * S-MO-2: the {@code runlane} health indicator over HTTP: {@code UP} with the backlog while everything runs, {@code DOWN}
  * (503) while the worker or a maintenance job of the running application has stopped.
  */
 @SpringBootTest(

@@ -23,7 +23,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Runlane's meters in a running application with Boot's meter registry: triggers, attempts and their timing by task,
+ * S-MO-3: Runlane's meters in a running application with Boot's meter registry: triggers, attempts and their timing by task,
  * queue gauges, pruned runs, all with bounded tags.
  */
 @SpringBootTest(classes = ActuatorTestApplication.class)

@@ -164,7 +164,8 @@ class IdempotencyConcurrencyIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-TR-5, S-IK-7: concurrent batches sharing keys in different orders resolve to one owner per key")
+    @DisplayName(
+            "S-TR-5, S-TR-6, S-IK-7: concurrent batches sharing keys in different orders resolve to one owner per key")
     void concurrentBatchesSharingKeysResolveToOneOwnerPerKey() {
         List<String> orders =
                 IntStream.range(0, 20).mapToObj(i -> "o-" + UUID.randomUUID()).toList();

@@ -315,7 +315,8 @@ class CancellationIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-CA-2, S-EX-6: a handler that asks for a release after the cancellation ends the run CANCELLED")
+    @DisplayName(
+            "S-CA-2, S-EX-6, S-EX-12: a handler that asks for a release after the cancellation ends the run CANCELLED")
     void releaseAfterTheCancellationEndsCancelled() throws InterruptedException {
         String token = newToken();
         UUID runId = trigger(token, Behaviour.RELEASE_WHEN_CANCELLED, options()).runId();

@@ -11,7 +11,6 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.testsupport.Concurrently;
@@ -48,6 +47,24 @@ class LeaseIntegrationTests {
         }
     }
 
+    /** Waits until it is told to stop, and remembers that it was. */
+    @Task(id = "lease.waiting")
+    public static class Waiting implements TaskHandler<Waiting.Payload> {
+
+        public record Payload(String key) {}
+
+        static final java.util.Set<String> TOLD_TO_STOP = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            await().atMost(Duration.ofSeconds(20)).until(context::isCancellationRequested);
+            TOLD_TO_STOP.add(payload.key());
+        }
+    }
+
+    /** Attempt results as the worker reported them. */
+    static final java.util.List<String> RESULTS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private static final Duration LEASE = Duration.ofMillis(1500);
 
     private HikariDataSource dataSource;
@@ -66,8 +83,14 @@ class LeaseIntegrationTests {
                         .withLease(LEASE, Duration.ofMillis(300))
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200)),
-                EngineListener.NONE,
-                new Busy());
+                new io.runlane.internal.EngineListener() {
+                    @Override
+                    public void attemptEnded(ClaimedRun claimed, String result, Duration duration) {
+                        RESULTS.add(claimed.run().id() + ":" + result);
+                    }
+                },
+                new Busy(),
+                new Waiting());
     }
 
     @AfterEach
@@ -121,6 +144,49 @@ class LeaseIntegrationTests {
                         RunEventType.LEASE_EXPIRED,
                         RunEventType.CLAIMED,
                         RunEventType.SUCCEEDED);
+    }
+
+    @Test
+    @DisplayName(
+            "S-EX-10: an expired lease that was not yet recovered still completes, since nobody else holds the run")
+    void expiredButUnrecoveredLeaseStillCompletes() {
+        UUID runId =
+                runlane.template().trigger("lease.busy", new Busy.Payload(1)).runId();
+        ClaimedRun slow = claimAsDeadWorker(runId);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> leaseExpiry(runId).toInstant().isBefore(databaseNow()));
+
+        assertThat(runlane.engine().outcomes().completeIfHeld(runId, slow.fencingToken(), "dead-worker"))
+                .hasValueSatisfying(run -> assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED));
+        assertThat(runlane.engine().leaseRescuer().rescueExpired()).isZero();
+    }
+
+    @Test
+    @DisplayName("S-EX-11, S-EX-3: an attempt that lost its lease is told to stop, and its outcome is refused")
+    void attemptThatLostItsLeaseIsToldToStop() {
+        runlane.startWorker();
+        String key = "lost-" + UUID.randomUUID();
+        UUID runId = runlane.template()
+                .trigger("lease.waiting", new Waiting.Payload(key))
+                .runId();
+        await().until(() -> runlane.run(runId).status() == RunStatus.RUNNING);
+
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema() + ".runs SET fencing_token = fencing_token + 1 WHERE id = ?",
+                        runId);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> Waiting.TOLD_TO_STOP.contains(key));
+        await().until(() -> RESULTS.contains(runId + ":lease_lost"));
+        assertThat(runlane.run(runId).status())
+                .as("the refused outcome changed nothing")
+                .isEqualTo(RunStatus.RUNNING);
+    }
+
+    private java.time.Instant databaseNow() {
+        return runlane.jdbc()
+                .queryForObject("SELECT now()", java.time.OffsetDateTime.class)
+                .toInstant();
     }
 
     @Test

@@ -223,7 +223,7 @@ class RetryIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-EX-6: releases keep the run id and do not spend the retry budget")
+    @DisplayName("S-EX-6, S-EX-14: releases keep the run id and do not spend the retry budget")
     void releasesDoNotSpendTheBudget() {
         String key = "rel-" + UUID.randomUUID();
         UUID runId = trigger("retry.releasing", new Releasing.Payload(key));
@@ -246,7 +246,7 @@ class RetryIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-ID-4: a stored payload that no longer validates fails the run without calling the handler")
+    @DisplayName("S-ID-4, S-EX-13: a stored payload that no longer validates fails the run without calling the handler")
     void invalidStoredPayloadFailsWithoutCallingTheHandler() {
         String key = "payload-" + UUID.randomUUID();
         UUID runId = runlane.template()

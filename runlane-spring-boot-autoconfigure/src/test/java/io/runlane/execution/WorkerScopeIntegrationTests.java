@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -55,7 +54,9 @@ class WorkerScopeIntegrationTests {
                         .trigger(
                                 "scope.old",
                                 new OldTask.Payload("child"),
-                                TriggerOptions.builder().idempotencyKey("child-of-" + context.runId()).build());
+                                TriggerOptions.builder()
+                                        .idempotencyKey("child-of-" + context.runId())
+                                        .build());
             }
         }
     }
@@ -95,8 +96,14 @@ class WorkerScopeIntegrationTests {
         TestRunlane oldDeployment = instance(fastPolling(), new OldTask()).startWorker();
         TestRunlane newDeployment = instance(fastPolling(), new OldTask(), new NewTask());
         try {
-            UUID unknownToOld = newDeployment.template().trigger("scope.new", new NewTask.Payload("x")).runId();
-            UUID known = newDeployment.template().trigger("scope.old", new OldTask.Payload("x")).runId();
+            UUID unknownToOld = newDeployment
+                    .template()
+                    .trigger("scope.new", new NewTask.Payload("x"))
+                    .runId();
+            UUID known = newDeployment
+                    .template()
+                    .trigger("scope.old", new OldTask.Payload("x"))
+                    .runId();
 
             // The old worker claimed the run created after the unknown one, so it saw and skipped it.
             await().until(() -> oldDeployment.run(known).status() == RunStatus.SUCCEEDED);
@@ -116,13 +123,19 @@ class WorkerScopeIntegrationTests {
     @Test
     @DisplayName("S-QC-1: a worker limited to some queues leaves the others alone")
     void workerConsumesOnlyItsQueues() {
-        TestRunlane reportsOnly =
-                instance(fastPolling().withQueues(Set.of("reports")), new OldTask()).startWorker();
+        TestRunlane reportsOnly = instance(fastPolling().withQueues(Set.of("reports")), new OldTask())
+                .startWorker();
         try {
-            UUID inDefault = reportsOnly.template().trigger("scope.old", new OldTask.Payload("d")).runId();
+            UUID inDefault = reportsOnly
+                    .template()
+                    .trigger("scope.old", new OldTask.Payload("d"))
+                    .runId();
             UUID inReports = reportsOnly
                     .template()
-                    .trigger("scope.old", new OldTask.Payload("r"), TriggerOptions.builder().queue("reports").build())
+                    .trigger(
+                            "scope.old",
+                            new OldTask.Payload("r"),
+                            TriggerOptions.builder().queue("reports").build())
                     .runId();
 
             await().until(() -> reportsOnly.run(inReports).status() == RunStatus.SUCCEEDED);
@@ -135,9 +148,12 @@ class WorkerScopeIntegrationTests {
     @Test
     @DisplayName("S-EX-9: a handler triggers child runs through its context, and they execute")
     void handlerTriggersAChildRun() {
-        TestRunlane runlane = instance(fastPolling(), new OldTask(), new NewTask()).startWorker();
+        TestRunlane runlane =
+                instance(fastPolling(), new OldTask(), new NewTask()).startWorker();
         try {
-            UUID parent = runlane.template().trigger("scope.new", new NewTask.Payload("parent")).runId();
+            UUID parent = runlane.template()
+                    .trigger("scope.new", new NewTask.Payload("parent"))
+                    .runId();
 
             await().until(() -> runlane.run(parent).status() == RunStatus.SUCCEEDED);
             UUID child = runlane.template()

@@ -248,7 +248,7 @@ class IdempotencyKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-IK-8: reset clears a retained owner so the next trigger creates a run, and starts nothing")
+    @DisplayName("S-IK-8, S-IK-12: reset clears a retained owner so the next trigger creates a run, and starts nothing")
     void resetClearsARetainedOwner() {
         String customer = unique("c");
         TriggerResult owner = refresh(customer);
@@ -320,7 +320,7 @@ class IdempotencyKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-1: findCurrent and findActive follow the same rules as a duplicate trigger")
+    @DisplayName("S-OP-1, S-OP-5: findCurrent and findActive follow the same rules as a duplicate trigger")
     void findCurrentAndFindActiveFollowOwnership() {
         String customer = unique("c");
         TriggerResult owner = refresh(customer);
@@ -330,6 +330,16 @@ class IdempotencyKeyIntegrationTests {
         assertThat(runlane.template().runs().findActive("customers.refresh", null, "customer." + customer))
                 .map(Run::id)
                 .contains(owner.runId());
+        assertThat(runlane.template()
+                        .runs()
+                        .findActive("customers.refresh", "refresh." + customer, "customer." + customer))
+                .as("S-OP-5: both keys must match")
+                .map(Run::id)
+                .contains(owner.runId());
+        assertThat(runlane.template()
+                        .runs()
+                        .findActive("customers.refresh", "refresh." + customer, "customer.someone-else"))
+                .isEmpty();
 
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
 

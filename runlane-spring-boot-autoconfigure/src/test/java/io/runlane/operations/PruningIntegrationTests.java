@@ -118,7 +118,7 @@ class PruningIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-3: maxRuns bounds one call, which then reports it is not complete")
+    @DisplayName("S-OP-3, S-OP-8: maxRuns bounds one call, which then reports it is not complete")
     void maxRunsBoundsOneCall() {
         insertFinished(25, RunStatus.CANCELLED, Duration.ofDays(10));
 

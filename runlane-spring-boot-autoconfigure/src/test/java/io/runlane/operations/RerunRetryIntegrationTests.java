@@ -53,7 +53,7 @@ class RerunRetryIntegrationTests {
     @EnumSource(
             value = RunStatus.class,
             names = {"SUCCEEDED", "FAILED", "CANCELLED"})
-    @DisplayName("S-OP-2: rerun accepts any terminal run, links the new run and leaves the source untouched")
+    @DisplayName("S-OP-2, S-OP-7: rerun accepts any terminal run, links the new run and leaves the source untouched")
     void rerunAcceptsAnyTerminalRun(RunStatus status) {
         Run source = finishedRefresh(status);
         var eventsBefore = runlane.template().runs().events(source.id());
@@ -91,7 +91,7 @@ class RerunRetryIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-2: active runs cannot be rerun or retried, unknown runs are not found")
+    @DisplayName("S-OP-2, S-OP-7: active runs cannot be rerun or retried, unknown runs are not found")
     void activeAndUnknownRunsAreRejected() {
         Run active = runlane.template()
                 .trigger(RefreshCustomer.class, new RefreshCustomer.Payload("c-" + UUID.randomUUID()))

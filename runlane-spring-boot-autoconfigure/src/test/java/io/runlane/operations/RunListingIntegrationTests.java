@@ -64,7 +64,7 @@ class RunListingIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-1: paging returns every matching run exactly once while new runs are inserted")
+    @DisplayName("S-OP-1, S-OP-6: paging returns every matching run exactly once while new runs are inserted")
     void pagingReturnsEveryRunOnceWhileRunsAreInserted() {
         String tag = UUID.randomUUID().toString();
         List<UUID> existing = IntStream.range(0, 230)

@@ -177,7 +177,7 @@ class SingletonKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-SK-2, S-TR-3: a conflict inside the caller's transaction leaves that transaction usable")
+    @DisplayName("S-SK-2, S-SK-6, S-TR-3: a conflict inside the caller's transaction leaves that transaction usable")
     void conflictInsideACallersTransactionLeavesItUsable() {
         String customer = unique("c");
         TriggerResult owner = runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer));
@@ -203,7 +203,7 @@ class SingletonKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-TR-5, S-SK-2: a batch whose item conflicts writes nothing at all")
+    @DisplayName("S-TR-5, S-TR-6, S-SK-2: a batch whose item conflicts writes nothing at all")
     void batchWithAConflictWritesNothing() {
         String account = unique("a");
         TriggerResult owner = sync(account);

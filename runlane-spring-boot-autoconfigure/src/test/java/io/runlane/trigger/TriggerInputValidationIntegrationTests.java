@@ -231,7 +231,7 @@ class TriggerInputValidationIntegrationTests {
     }
 
     /**
-     * S-ID-3: resolvers written in Kotlin (or with sneaky throws) can throw checked exceptions; they must be wrapped
+     * S-ID-3, S-ID-6: resolvers written in Kotlin (or with sneaky throws) can throw checked exceptions; they must be wrapped
      * like any other failure rather than escape the trigger call unwrapped.
      */
     @Test
@@ -364,7 +364,7 @@ class TriggerInputValidationIntegrationTests {
         assertThat(ex.violations()).singleElement().asString().startsWith("orderId: ");
     }
 
-    /** S-ID-4 */
+    /** S-ID-4, S-ID-7 */
     @Test
     void mapThatConvertsToAnInvalidPayloadIsRejectedWithEveryViolation() {
         PayloadValidationException ex = rejectedWithoutWrites(
@@ -374,7 +374,7 @@ class TriggerInputValidationIntegrationTests {
         assertThat(ex.violations()).hasSize(2);
     }
 
-    /** S-ID-4 */
+    /** S-ID-4, S-ID-7 */
     @Test
     void mapThatConvertsToAValidPayloadIsAcceptedAndKeyedLikeTheRecord() {
         Map<String, Object> payload = new LinkedHashMap<>();
@@ -445,7 +445,7 @@ class TriggerInputValidationIntegrationTests {
 
     // S-IK-6 and the other per-call options.
 
-    /** S-IK-6 */
+    /** S-IK-6, S-IK-11 */
     @Test
     void idempotencyKeyTtlWithoutAnyIdempotencyKeyIsRejectedAndNothingIsWritten() {
         ConfigurationInvalidException ex = rejectedWithoutWrites(
@@ -488,7 +488,7 @@ class TriggerInputValidationIntegrationTests {
         assertThat(result.run().idempotencyKeyTtl()).isEqualTo(IdempotencyKeyTtl.of(Duration.ofMinutes(15)));
     }
 
-    /** S-TR-4 */
+    /** S-TR-4, S-TR-7 */
     @Test
     void delayCombinedWithRunAtIsRejectedAndNothingIsWritten() {
         ConfigurationInvalidException ex = rejectedWithoutWrites(

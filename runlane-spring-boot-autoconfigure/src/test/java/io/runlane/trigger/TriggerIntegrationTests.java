@@ -192,7 +192,7 @@ class TriggerIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-TR-4: a future run-at time is SCHEDULED; a past one or a zero delay is QUEUED")
+    @DisplayName("S-TR-4, S-TR-7: a future run-at time is SCHEDULED; a past one or a zero delay is QUEUED")
     void runAtDecidesBetweenScheduledAndQueued() {
         Instant future = databaseNow().plus(Duration.ofHours(2)).truncatedTo(ChronoUnit.MICROS);
         Instant past = databaseNow().minus(Duration.ofHours(2)).truncatedTo(ChronoUnit.MICROS);
@@ -215,6 +215,28 @@ class TriggerIntegrationTests {
         return runlane.template()
                 .trigger("mail.send", new SendMail.Payload("a@example.com"), options)
                 .run();
+    }
+
+    @Test
+    @DisplayName("S-TR-8: a trigger inside a long transaction takes the database time of its statement")
+    void triggerUsesItsStatementsTimeNotTheTransactionsStart() {
+        TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
+
+        transactions.executeWithoutResult(status -> {
+            Instant transactionStart = runlane.jdbc()
+                    .queryForObject("SELECT now()", java.time.OffsetDateTime.class)
+                    .toInstant();
+            Run run = runlane.template()
+                    .trigger(
+                            "mail.send",
+                            new SendMail.Payload("a@example.com"),
+                            TriggerOptions.builder()
+                                    .delay(Duration.ofMinutes(1))
+                                    .build())
+                    .run();
+            assertThat(run.createdAt()).isAfter(transactionStart);
+            assertThat(run.runAt()).isEqualTo(run.createdAt().plus(Duration.ofMinutes(1)));
+        });
     }
 
     @Test
@@ -253,7 +275,7 @@ class TriggerIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-TR-5: an invalid item fails the batch before anything is written")
+    @DisplayName("S-TR-5, S-TR-6: an invalid item fails the batch before anything is written")
     void invalidItemFailsTheWholeBatch() {
         TestRunlane.RowCounts before = runlane.rowCounts();
 
