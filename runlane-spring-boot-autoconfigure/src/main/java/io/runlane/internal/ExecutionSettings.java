@@ -81,139 +81,171 @@ public record ExecutionSettings(
     }
 
     public ExecutionSettings withWorker(int concurrency, Duration pollInterval) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().concurrency(concurrency).pollInterval(pollInterval).build();
     }
 
     public ExecutionSettings withLease(Duration leaseDuration, Duration heartbeatInterval) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder()
+                .leaseDuration(leaseDuration)
+                .heartbeatInterval(heartbeatInterval)
+                .build();
     }
 
     public ExecutionSettings withBackoff(Duration initialBackoff, Duration maxBackoff) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().initialBackoff(initialBackoff).maxBackoff(maxBackoff).build();
     }
 
     public ExecutionSettings withConcurrencyLimits(Map<String, Integer> concurrencyLimits) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().concurrencyLimits(concurrencyLimits).build();
     }
 
     public ExecutionSettings withShutdownTimeout(Duration shutdownTimeout) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().shutdownTimeout(shutdownTimeout).build();
     }
 
     public ExecutionSettings withMaxFailureMessageLength(int maxFailureMessageLength) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().maxFailureMessageLength(maxFailureMessageLength).build();
     }
 
     public ExecutionSettings withRecoveryInterval(Duration recoveryInterval) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().recoveryInterval(recoveryInterval).build();
     }
 
     public ExecutionSettings withQueues(Set<String> queues) {
-        return new ExecutionSettings(
-                workerEnabled,
-                concurrency,
-                pollInterval,
-                leaseDuration,
-                heartbeatInterval,
-                shutdownTimeout,
-                queues,
-                initialBackoff,
-                maxBackoff,
-                concurrencyLimits,
-                maxFailureMessageLength,
-                recoveryInterval,
-                recoveryBatchSize);
+        return toBuilder().queues(queues).build();
+    }
+
+    /** A builder that starts from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds {@link ExecutionSettings}, validated by {@link #build()}. */
+    public static final class Builder {
+
+        private boolean workerEnabled;
+
+        private int concurrency;
+
+        private Duration pollInterval;
+
+        private Duration leaseDuration;
+
+        private Duration heartbeatInterval;
+
+        private Duration shutdownTimeout;
+
+        private Set<String> queues;
+
+        private Duration initialBackoff;
+
+        private Duration maxBackoff;
+
+        private Map<String, Integer> concurrencyLimits;
+
+        private int maxFailureMessageLength;
+
+        private Duration recoveryInterval;
+
+        private int recoveryBatchSize;
+
+        private Builder(ExecutionSettings settings) {
+            this.workerEnabled = settings.workerEnabled();
+            this.concurrency = settings.concurrency();
+            this.pollInterval = settings.pollInterval();
+            this.leaseDuration = settings.leaseDuration();
+            this.heartbeatInterval = settings.heartbeatInterval();
+            this.shutdownTimeout = settings.shutdownTimeout();
+            this.queues = settings.queues();
+            this.initialBackoff = settings.initialBackoff();
+            this.maxBackoff = settings.maxBackoff();
+            this.concurrencyLimits = settings.concurrencyLimits();
+            this.maxFailureMessageLength = settings.maxFailureMessageLength();
+            this.recoveryInterval = settings.recoveryInterval();
+            this.recoveryBatchSize = settings.recoveryBatchSize();
+        }
+
+        public Builder workerEnabled(boolean workerEnabled) {
+            this.workerEnabled = workerEnabled;
+            return this;
+        }
+
+        public Builder concurrency(int concurrency) {
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+            return this;
+        }
+
+        public Builder leaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+            return this;
+        }
+
+        public Builder shutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+            return this;
+        }
+
+        public Builder queues(Set<String> queues) {
+            this.queues = queues;
+            return this;
+        }
+
+        public Builder initialBackoff(Duration initialBackoff) {
+            this.initialBackoff = initialBackoff;
+            return this;
+        }
+
+        public Builder maxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+            return this;
+        }
+
+        public Builder concurrencyLimits(Map<String, Integer> concurrencyLimits) {
+            this.concurrencyLimits = concurrencyLimits;
+            return this;
+        }
+
+        public Builder maxFailureMessageLength(int maxFailureMessageLength) {
+            this.maxFailureMessageLength = maxFailureMessageLength;
+            return this;
+        }
+
+        public Builder recoveryInterval(Duration recoveryInterval) {
+            this.recoveryInterval = recoveryInterval;
+            return this;
+        }
+
+        public Builder recoveryBatchSize(int recoveryBatchSize) {
+            this.recoveryBatchSize = recoveryBatchSize;
+            return this;
+        }
+
+        public ExecutionSettings build() {
+            return new ExecutionSettings(
+                    workerEnabled,
+                    concurrency,
+                    pollInterval,
+                    leaseDuration,
+                    heartbeatInterval,
+                    shutdownTimeout,
+                    queues,
+                    initialBackoff,
+                    maxBackoff,
+                    concurrencyLimits,
+                    maxFailureMessageLength,
+                    recoveryInterval,
+                    recoveryBatchSize);
+        }
     }
 
     private static void positive(String property, Duration value) {

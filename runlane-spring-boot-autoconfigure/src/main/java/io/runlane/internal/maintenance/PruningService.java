@@ -7,15 +7,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The automatic pruning job (S-OP-4, S-IK-9). Every interval (jittered) it deletes, per terminal status, runs older
@@ -23,7 +17,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * idempotency retention is still running are kept. Then it reclaims expired ownership rows. Batches skip locked
  * rows, so any number of instances may prune at once.
  */
-public final class PruningService implements SmartLifecycle {
+public final class PruningService extends PeriodicJob {
 
     private static final Log logger = LogFactory.getLog(PruningService.class);
 
@@ -31,15 +25,11 @@ public final class PruningService implements SmartLifecycle {
 
     private final Map<RunStatus, Duration> retention;
 
-    private final Duration interval;
-
     private final int batchSize;
 
     private final Duration timeBudget;
 
     private final EngineListener listener;
-
-    private volatile @Nullable ScheduledExecutorService scheduler;
 
     private volatile @Nullable Instant lastRun;
 
@@ -52,39 +42,12 @@ public final class PruningService implements SmartLifecycle {
             int batchSize,
             Duration timeBudget,
             EngineListener listener) {
+        super("pruning", interval);
         this.pruner = pruner;
         this.retention = Map.copyOf(retention);
-        this.interval = interval;
         this.batchSize = batchSize;
         this.timeBudget = timeBudget;
         this.listener = listener;
-    }
-
-    @Override
-    public synchronized void start() {
-        if (scheduler != null) {
-            return;
-        }
-        CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-pruning-");
-        threads.setDaemon(true);
-        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(threads);
-        long millis = interval.toMillis();
-        long initialDelay = ThreadLocalRandom.current().nextLong(millis / 2, millis + 1);
-        started.scheduleWithFixedDelay(this::tick, initialDelay, millis, TimeUnit.MILLISECONDS);
-        scheduler = started;
-    }
-
-    @Override
-    public synchronized void stop() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return scheduler != null;
     }
 
     /** When the job last completed a tick, if ever. */
@@ -97,13 +60,9 @@ public final class PruningService implements SmartLifecycle {
         return lastPruned;
     }
 
-    private void tick() {
-        try {
-            pruneOnce();
-        } catch (Throwable ex) {
-            // A scheduled task that throws is never run again; keep the job alive and report at the next tick.
-            logger.warn("Pruning failed; retrying at the next tick", ex);
-        }
+    @Override
+    protected void runOnce() {
+        pruneOnce();
     }
 
     /** One tick: prunes every status within the time budget; returns the runs deleted. */
