@@ -29,6 +29,8 @@ final class WakeUpListener implements Runnable {
 
     private volatile boolean running = true;
 
+    private boolean healthy = true;
+
     private volatile Connection connection;
 
     WakeUpListener(DataSource dataSource, String schema, Runnable wakeUp) {
@@ -47,6 +49,7 @@ final class WakeUpListener implements Runnable {
                     statement.execute("LISTEN " + channel);
                 }
                 PGConnection pg = listening.unwrap(PGConnection.class);
+                healthy = true;
                 wakeUp.run();
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(500);
@@ -56,8 +59,16 @@ final class WakeUpListener implements Runnable {
                 }
             } catch (SQLException | RuntimeException ex) {
                 if (running) {
-                    logger.warn(
-                            "Listening for new runs failed; polling continues, reconnecting in " + RECONNECT_PAUSE, ex);
+                    // Warn once per outage; polling keeps working meanwhile.
+                    if (healthy) {
+                        logger.warn(
+                                "Listening for new runs failed; polling continues, reconnecting every "
+                                        + RECONNECT_PAUSE,
+                                ex);
+                    } else {
+                        logger.debug("Listening for new runs failed again", ex);
+                    }
+                    healthy = false;
                     pause();
                 }
             } finally {
