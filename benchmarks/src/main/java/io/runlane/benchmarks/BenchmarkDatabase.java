@@ -38,7 +38,11 @@ final class BenchmarkDatabase implements AutoCloseable {
     }
 
     String describe() {
-        return embedded != null ? "embedded PostgreSQL" : jdbcUrl.replaceAll("password=[^&]*", "password=***");
+        return embedded != null ? "embedded PostgreSQL" : redact(jdbcUrl);
+    }
+
+    static String redact(String jdbcUrl) {
+        return jdbcUrl.replaceAll("password=[^&]*", "password=***");
     }
 
     String serverVersion(JdbcTemplate jdbc) {

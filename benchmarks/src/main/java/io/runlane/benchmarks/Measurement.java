@@ -9,53 +9,35 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Runs an operation from several threads for a fixed time and reports operations per second. Rounds of the
- * subject and its baseline alternate, so drift of the machine affects both alike; the median is reported with the
- * spread (lowest and highest round).
+ * Runs an operation from several threads for a fixed time and reports operations per second. Rounds of the subject
+ * and its baseline alternate, so drift of the machine affects both alike. Operations that are still running when the
+ * time is up finish and count, and the elapsed time includes them.
  */
 final class Measurement {
 
-    /** One operation; {@code worker} is the calling thread's index and {@code sequence} counts its calls. */
+    /** One operation; {@code worker} is the calling thread's index and {@code sequence} is unique in the run. */
     @FunctionalInterface
     interface Operation {
         void run(int worker, long sequence) throws Exception;
     }
 
-    /** The rounds of one side of a comparison. */
-    record Rounds(List<Double> perSecond) {
-
-        double median() {
-            List<Double> sorted = perSecond.stream().sorted().toList();
-            int middle = sorted.size() / 2;
-            return sorted.size() % 2 == 1 ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
-        }
-
-        double min() {
-            return perSecond.stream().mapToDouble(Double::doubleValue).min().orElse(0);
-        }
-
-        double max() {
-            return perSecond.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-        }
-    }
+    private static long sequenceBase;
 
     private Measurement() {}
 
-    /** Returns the subject's and the baseline's rounds, after one warm-up round of each. */
-    static Rounds[] compare(int threads, long roundMillis, int rounds, Operation subject, Operation baseline)
+    /** Returns the subject's and the baseline's rounds (operations per second), after a warm-up of each. */
+    static Rounds[] compare(BenchmarkOptions options, int threads, Operation subject, Operation baseline)
             throws Exception {
-        throughput(threads, roundMillis, subject);
-        throughput(threads, roundMillis, baseline);
+        throughput(threads, options.warmUpMillis(), subject);
+        throughput(threads, options.warmUpMillis(), baseline);
         List<Double> subjectRounds = new ArrayList<>();
         List<Double> baselineRounds = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-            subjectRounds.add(throughput(threads, roundMillis, subject));
-            baselineRounds.add(throughput(threads, roundMillis, baseline));
+        for (int round = 0; round < options.rounds(); round++) {
+            subjectRounds.add(throughput(threads, options.roundMillis(), subject));
+            baselineRounds.add(throughput(threads, options.roundMillis(), baseline));
         }
         return new Rounds[] {new Rounds(subjectRounds), new Rounds(baselineRounds)};
     }
-
-    private static long sequenceBase;
 
     static double throughput(int threads, long millis, Operation operation) throws Exception {
         ExecutorService executor = Executors.newFixedThreadPool(threads);
@@ -85,8 +67,7 @@ final class Measurement {
             for (Future<Long> count : counts) {
                 total += count.get();
             }
-            double seconds = (System.nanoTime() - began) / 1e9;
-            return total / seconds;
+            return total / ((System.nanoTime() - began) / 1e9);
         } finally {
             executor.shutdownNow();
         }

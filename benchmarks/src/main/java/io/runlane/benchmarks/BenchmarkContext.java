@@ -1,0 +1,165 @@
+package io.runlane.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.registry.TaskDefinitionReader;
+import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.internal.trigger.BeanValidationPayloadValidator;
+import io.runlane.internal.trigger.PayloadCodec;
+import jakarta.validation.Validation;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What every scenario shares: the options, one connection pool, Runlane's schema, and engines assembled by hand the
+ * way the tests build them. Every scenario starts from empty tables, so that runs left by one never affect the next.
+ */
+final class BenchmarkContext implements AutoCloseable {
+
+    /** Runlane's tables and the plain JDBC baselines' tables live here; dropped before and after a run. */
+    static final String SCHEMA = "runlane_bench";
+
+    /** Connections for the largest scenario: 16 triggering threads, or one worker of 8 with its helpers. */
+    private static final int POOL_SIZE = 20;
+
+    private final BenchmarkOptions options;
+
+    private final HikariDataSource pool;
+
+    private final JdbcTemplate jdbc;
+
+    private final PayloadCodec payloads = new PayloadCodec(
+            JsonMapper.builder().findAndAddModules().build(),
+            new BeanValidationPayloadValidator(
+                    Validation.buildDefaultValidatorFactory().getValidator()));
+
+    private final TaskRegistry tasks;
+
+    private final long began = System.nanoTime();
+
+    private final Set<String> schemas = new LinkedHashSet<>();
+
+    BenchmarkContext(BenchmarkOptions options, BenchmarkDatabase database) {
+        this.options = options;
+        this.pool = database.pool(POOL_SIZE);
+        this.jdbc = new JdbcTemplate(pool);
+        TaskDefinitionReader reader = new TaskDefinitionReader(RunlaneSettings.defaults(SCHEMA));
+        this.tasks = new TaskRegistry(
+                List.of(reader.read(new BenchmarkTasks.OrderTask()), reader.read(new BenchmarkTasks.NoopTask())));
+    }
+
+    /** Creates Runlane's schema afresh, with the table the plain JDBC trigger baselines insert into. */
+    void createSchema() {
+        createRunlaneSchema(SCHEMA);
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".baseline (id uuid PRIMARY KEY, payload jsonb NOT NULL,"
+                + " created_at timestamptz NOT NULL DEFAULT now())");
+    }
+
+    /** Creates the schema afresh and applies Runlane's changelog to it. */
+    void createRunlaneSchema(String schema) {
+        createEmptySchema(schema);
+        new RunlaneSchemaInitializer(pool, schema).initialize();
+    }
+
+    /** Drops the schema if it exists and creates it empty; {@link #close} drops it at the end. */
+    void createEmptySchema(String schema) {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        jdbc.execute("CREATE SCHEMA " + schema);
+        schemas.add(schema);
+    }
+
+    void dropSchema(String schema) {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        schemas.remove(schema);
+    }
+
+    /** Drops every schema this run created, leaving an existing server as it was. */
+    private void dropSchemas() {
+        for (String schema : schemas) {
+            jdbc.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+        schemas.clear();
+    }
+
+    /** Empties Runlane's tables and the baseline table. */
+    void resetRuns() {
+        jdbc.execute("TRUNCATE " + SCHEMA + ".runs, " + SCHEMA + ".run_events, " + SCHEMA + ".idempotency_keys, "
+                + SCHEMA + ".baseline");
+    }
+
+    /**
+     * Brings freshly filled tables to the state autovacuum keeps them in (statistics, visibility map), so that a
+     * measurement does not depend on when autovacuum happens to run.
+     */
+    void vacuumAnalyze(String... qualifiedTables) {
+        for (String table : qualifiedTables) {
+            jdbc.execute("VACUUM ANALYZE " + table);
+        }
+    }
+
+    void vacuumAnalyzeRunlane() {
+        vacuumAnalyzeRunlane(SCHEMA);
+    }
+
+    void vacuumAnalyzeRunlane(String schema) {
+        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".idempotency_keys");
+    }
+
+    /** A new engine on the shared pool with default execution settings; its worker is not started. */
+    RunlaneEngine engine() {
+        return engine(ExecutionSettings.defaults());
+    }
+
+    RunlaneEngine engine(ExecutionSettings execution) {
+        return engine(SCHEMA, execution);
+    }
+
+    /** A new engine on another Runlane schema, created with {@link #createRunlaneSchema}. */
+    RunlaneEngine engine(String schema, ExecutionSettings execution) {
+        return new RunlaneEngine(
+                pool,
+                new JdbcTransactionManager(pool),
+                RunlaneSettings.defaults(schema),
+                execution,
+                tasks,
+                payloads,
+                EngineListener.NONE);
+    }
+
+    void progress(String format, Object... args) {
+        long seconds = (System.nanoTime() - began) / 1_000_000_000L;
+        System.out.printf(
+                Locale.ROOT, "[%3d:%02d] %s%n", seconds / 60, seconds % 60, String.format(Locale.ROOT, format, args));
+    }
+
+    BenchmarkOptions options() {
+        return options;
+    }
+
+    HikariDataSource pool() {
+        return pool;
+    }
+
+    JdbcTemplate jdbc() {
+        return jdbc;
+    }
+
+    /** Drops the schemas this run created and closes the pool. */
+    @Override
+    public void close() {
+        try {
+            dropSchemas();
+        } finally {
+            pool.close();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.runlane.benchmarks;
+
+import io.runlane.TriggerOptions;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Trigger-to-start latency with an idle worker (8 slots, the default 1 s poll interval): from the trigger call to the
+ * first line of the handler. An idle worker learns of a new run from the trigger's notification, not from polling.
+ */
+final class LatencyScenario implements Scenario {
+
+    private static final long PAUSE_MILLIS = 20;
+
+    @Override
+    public String name() {
+        return "latency";
+    }
+
+    @Override
+    public void run(BenchmarkContext context, Report report) throws Exception {
+        context.resetRuns();
+        int samples = context.options().size(200, 50);
+        RunlaneEngine engine = context.engine(ExecutionSettings.defaults());
+        engine.worker().start();
+        try {
+            sample(engine, context.options().size(50, 10));
+            List<Latencies> rounds = new ArrayList<>();
+            for (int round = 0; round < context.options().rounds(); round++) {
+                rounds.add(sample(engine, samples));
+            }
+            Latencies.Series series = new Latencies.Series("trigger to handler start, idle worker", rounds);
+            report.latency(series);
+            context.progress(
+                    "latency, idle worker: p50 %s ms, p99 %s ms",
+                    series.p50().format(2), series.p99().format(2));
+            report.atMost(
+                    "trigger-to-start p99 < 50 ms idle",
+                    series.p99().median(),
+                    50,
+                    true,
+                    "ms: the median of the rounds' p99, " + samples + " samples per round");
+        } finally {
+            engine.worker().stop();
+        }
+    }
+
+    private static Latencies sample(RunlaneEngine engine, int samples) throws Exception {
+        List<Double> millis = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            CompletableFuture<Long> started = new CompletableFuture<>();
+            BenchmarkTasks.NoopTask.started = started;
+            long before = System.nanoTime();
+            engine.template()
+                    .trigger(BenchmarkTasks.NOOP, new BenchmarkTasks.NoopTask.Payload(i), TriggerOptions.none());
+            long at = started.get(10, TimeUnit.SECONDS);
+            millis.add((at - before) / 1e6);
+            Thread.sleep(PAUSE_MILLIS);
+        }
+        return new Latencies(millis);
+    }
+}
