@@ -275,6 +275,54 @@ class TriggerIntegrationTests {
     }
 
     @Test
+    @DisplayName(
+            "S-TR-5, S-IK-3, S-IK-10: a batch follows retention: retained owners answer, expired ones are replaced")
+    void batchFollowsRetention() {
+        String retained = unique("kept");
+        String expired = unique("gone");
+        TriggerResult keptOwner =
+                runlane.template().trigger("orders.confirm", new ConfirmOrder.Payload(retained.substring(0, 30), 1));
+        TriggerResult goneOwner =
+                runlane.template().trigger("orders.confirm", new ConfirmOrder.Payload(expired.substring(0, 30), 1));
+        runlane.finish(keptOwner.runId(), RunStatus.SUCCEEDED);
+        runlane.finish(goneOwner.runId(), RunStatus.SUCCEEDED);
+        runlane.age(goneOwner.runId(), Duration.ofDays(31));
+
+        List<TriggerResult> results = runlane.template()
+                .triggerAll(List.of(
+                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(expired.substring(0, 30), 1)),
+                        TriggerRequest.of("accounts.sync", new TestTasks.SyncAccount.Payload(unique("acct"))),
+                        TriggerRequest.of("orders.confirm", new ConfirmOrder.Payload(retained.substring(0, 30), 1)),
+                        TriggerRequest.of(
+                                "mail.send",
+                                new SendMail.Payload("later@example.com"),
+                                TriggerOptions.builder()
+                                        .runAt(databaseNow().plus(Duration.ofHours(1)))
+                                        .build())));
+
+        assertThat(results)
+                .extracting(TriggerResult::outcome)
+                .containsExactly(
+                        TriggerOutcome.CREATED,
+                        TriggerOutcome.CREATED,
+                        TriggerOutcome.RETURNED_EXISTING,
+                        TriggerOutcome.CREATED);
+        assertThat(results.get(0).runId()).isNotEqualTo(goneOwner.runId());
+        assertThat(results.get(2).runId()).isEqualTo(keptOwner.runId());
+        assertThat(results.get(3).run().status()).isEqualTo(RunStatus.SCHEDULED);
+        assertThat(runlane.template()
+                        .runs()
+                        .findCurrent("orders.confirm", results.get(0).run().idempotencyKey()))
+                .map(Run::id)
+                .contains(results.get(0).runId());
+        assertThat(results)
+                .filteredOn(TriggerResult::created)
+                .allSatisfy(result -> assertThat(runlane.template().runs().events(result.runId()))
+                        .extracting(RunEvent::type)
+                        .containsExactly(RunEventType.CREATED));
+    }
+
+    @Test
     @DisplayName("S-TR-5, S-TR-6: an invalid item fails the batch before anything is written")
     void invalidItemFailsTheWholeBatch() {
         TestRunlane.RowCounts before = runlane.rowCounts();

@@ -6,9 +6,11 @@ import io.runlane.SingletonConflictException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -115,6 +117,8 @@ public final class RunAdmissions {
 
     private final RunReads reads;
 
+    private final BatchAdmissions batches;
+
     private final String environment;
 
     private final String admitWithKey;
@@ -128,6 +132,7 @@ public final class RunAdmissions {
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.reads = reads;
+        this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
         this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY);
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
@@ -141,32 +146,64 @@ public final class RunAdmissions {
     }
 
     /**
-     * Admits runs in one transaction and returns their answers in input order. Rows are locked in a stable order
-     * (task, idempotency key, singleton key) so that two batches sharing keys wait for each other instead of
-     * deadlocking. A singleton conflict rolls the whole batch back with {@link SingletonConflictException}.
+     * Admits runs in one transaction and returns their answers in input order (S-TR-5). Items that share an
+     * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
+     * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
+     * one in the same transaction, in lock order. A singleton conflict rolls the whole batch back with
+     * {@link SingletonConflictException} (S-TR-6).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
-        Admission[] answers = new Admission[runs.size()];
-        List<Integer> lockOrder = IntStream.range(0, runs.size())
-                .boxed()
-                .sorted(Comparator.comparing((Integer i) -> runs.get(i).taskId())
-                        .thenComparing(
-                                i -> runs.get(i).idempotencyKey(), Comparator.nullsLast(Comparator.naturalOrder()))
-                        .thenComparing(
-                                i -> runs.get(i).singletonKey(), Comparator.nullsLast(Comparator.naturalOrder())))
-                .toList();
-        transactions.executeWithoutResult(status -> {
-            for (int index : lockOrder) {
-                NewRun run = runs.get(index);
+        if (runs.isEmpty()) {
+            return List.of();
+        }
+        int[] representative = new int[runs.size()];
+        Map<List<String>, Integer> firstWithKey = new HashMap<>();
+        List<Integer> distinct = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            NewRun run = runs.get(i);
+            int index = i;
+            representative[i] = run.idempotencyKey() == null
+                    ? i
+                    : firstWithKey.computeIfAbsent(List.of(run.taskId(), run.idempotencyKey()), key -> index);
+            if (representative[i] == i) {
+                distinct.add(i);
+            }
+        }
+        return transactions.execute(status -> {
+            List<NewRun> batch = distinct.stream().map(runs::get).toList();
+            List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
+            List<Integer> unsettled = IntStream.range(0, batch.size())
+                    .filter(position -> settled.get(position) == null)
+                    .boxed()
+                    .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
+                    .toList();
+            for (int position : unsettled) {
+                NewRun run = batch.get(position);
                 Admission answer = retrying(run, () -> admitOnce(run));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
-                answers[index] = answer;
+                settled.set(position, answer);
             }
+            Map<Integer, Admission> byIndex = new HashMap<>();
+            for (int position = 0; position < batch.size(); position++) {
+                byIndex.put(distinct.get(position), settled.get(position));
+            }
+            List<Admission> answers = new ArrayList<>(runs.size());
+            for (int i = 0; i < runs.size(); i++) {
+                Admission answer = byIndex.get(representative[i]);
+                answers.add(
+                        representative[i] != i && answer instanceof Admission.Created created
+                                ? new Admission.Existing(created.run())
+                                : answer);
+            }
+            return answers;
         });
-        return Arrays.asList(answers);
     }
+
+    private static final Comparator<NewRun> LOCK_ORDER = Comparator.comparing(NewRun::taskId)
+            .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()))
+            .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
 
     private Admission retrying(NewRun run, Supplier<@Nullable Admission> once) {
         for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {

@@ -1,0 +1,148 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.Run;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Admits a whole batch in one statement, for {@link RunAdmissions#admitAll}: the batch is passed as arrays, and the
+ * statement does for every item what the single admission does for one (S-TR-5): read current owners, claim free or
+ * expired keys in (task, key) order, insert runs in (task, singleton key) order against the singleton index, and
+ * append creation events. Items the statement could not settle — a singleton owner refused the run, or a key's owner
+ * committed while the statement ran — are returned unsettled for the single-item path, in the same transaction.
+ * Items sharing an idempotency key must be collapsed by the caller first.
+ */
+final class BatchAdmissions {
+
+    private static final String ADMIT_BATCH = """
+            WITH input AS (
+                SELECT * FROM unnest(:ids, :taskIds, :queues, :payloads, :idempotencyKeys, :ttls, :singletonKeys,
+                                     :concurrencyKeys, :maxAttempts, :runAts, :delays, :sourceTypes, :sourceRunIds)
+                    WITH ORDINALITY AS i(id, task_id, queue, payload, idempotency_key, ttl_ms, singleton_key,
+                                         concurrency_key, max_attempts, run_at, delay_ms, source_type, source_run_id,
+                                         ord)
+            ), current_owner AS (
+                SELECT i.ord, r.* FROM input i
+                JOIN {schema}.idempotency_keys k
+                  ON k.environment = :environment AND k.task_id = i.task_id AND k.idempotency_key = i.idempotency_key
+                JOIN {schema}.runs r ON r.id = k.run_id
+                WHERE k.retained_until IS NULL OR k.retained_until > statement_timestamp()
+            ), claimed_key AS (
+                INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
+                SELECT :environment, i.task_id, i.idempotency_key, cast(i.id AS uuid) FROM input i
+                WHERE i.idempotency_key IS NOT NULL AND NOT EXISTS (SELECT FROM current_owner o WHERE o.ord = i.ord)
+                ORDER BY i.task_id, i.idempotency_key
+                ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
+                    SET run_id = excluded.run_id, retained_until = NULL
+                    WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
+                RETURNING k.run_id
+            ), inserted_run AS (
+                INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
+                                           idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
+                                           run_at, created_at, updated_at, source_type, source_run_id)
+                SELECT cast(i.id AS uuid), :environment, i.task_id, i.queue,
+                       CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
+                       cast(i.payload AS jsonb), i.idempotency_key, cast(i.ttl_ms AS bigint), i.singleton_key,
+                       i.concurrency_key, cast(i.max_attempts AS integer), due.run_at, statement_timestamp(),
+                       statement_timestamp(), i.source_type, cast(i.source_run_id AS uuid)
+                FROM input i
+                CROSS JOIN LATERAL (SELECT coalesce(cast(i.run_at AS timestamptz), statement_timestamp()
+                        + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
+                WHERE i.idempotency_key IS NULL OR cast(i.id AS uuid) IN (SELECT run_id FROM claimed_key)
+                ORDER BY i.task_id, i.singleton_key
+                ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
+                DO NOTHING
+                RETURNING *
+            ), created_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor)
+                SELECT id, 1, 'CREATED', status, created_at, 'runlane' FROM inserted_run
+            )
+            SELECT true AS created, NULL::bigint AS ord, inserted_run.* FROM inserted_run
+            UNION ALL
+            SELECT false, current_owner.* FROM current_owner
+            """;
+
+    /** The statement's answer for each item, by position; {@code null} where the item is unsettled. */
+    record Answers(List<@Nullable Admission> byItem) {}
+
+    private final JdbcClient jdbc;
+
+    private final String environment;
+
+    private final String admitBatch;
+
+    BatchAdmissions(JdbcClient jdbc, SqlTemplate sql, String environment) {
+        this.jdbc = jdbc;
+        this.environment = environment;
+        this.admitBatch = sql.format(ADMIT_BATCH);
+    }
+
+    /** Runs the batch statement; the caller holds the transaction. */
+    Answers admit(List<NewRun> runs) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("ids", texts(runs, run -> run.id().toString()))
+                .addValue("taskIds", texts(runs, NewRun::taskId))
+                .addValue("queues", texts(runs, NewRun::queue))
+                .addValue("payloads", texts(runs, NewRun::payloadJson))
+                .addValue("idempotencyKeys", texts(runs, NewRun::idempotencyKey))
+                .addValue(
+                        "ttls",
+                        texts(
+                                runs,
+                                run -> run.idempotencyKeyTtl() == null
+                                        ? null
+                                        : Long.toString(run.idempotencyKeyTtl().toMillis())))
+                .addValue("singletonKeys", texts(runs, NewRun::singletonKey))
+                .addValue("concurrencyKeys", texts(runs, NewRun::concurrencyKey))
+                .addValue("maxAttempts", texts(runs, run -> Integer.toString(run.maxAttempts())))
+                .addValue(
+                        "runAts",
+                        texts(
+                                runs,
+                                run -> run.runAt() == null
+                                        ? null
+                                        : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC)
+                                                .toString()))
+                .addValue(
+                        "delays",
+                        texts(
+                                runs,
+                                run -> run.delay() == null
+                                        ? null
+                                        : Long.toString(run.delay().toMillis())))
+                .addValue("sourceTypes", texts(runs, NewRun::sourceType))
+                .addValue("sourceRunIds", texts(runs, run -> Objects.toString(run.sourceRunId(), null)));
+        Map<UUID, Integer> positionById = new HashMap<>();
+        for (int i = 0; i < runs.size(); i++) {
+            positionById.put(runs.get(i).id(), i);
+        }
+        List<@Nullable Admission> answers = new ArrayList<>();
+        runs.forEach(run -> answers.add(null));
+        jdbc.sql(admitBatch).paramSource(params).query(rs -> {
+            Run stored = RunRowMapper.INSTANCE.mapRow(rs, 0);
+            if (rs.getBoolean("created")) {
+                answers.set(positionById.get(stored.id()), new Admission.Created(stored));
+            } else {
+                answers.set((int) rs.getLong("ord") - 1, new Admission.Existing(stored));
+            }
+        });
+        return new Answers(answers);
+    }
+
+    private static SqlArrayValue texts(List<NewRun> runs, Function<NewRun, @Nullable String> value) {
+        return new SqlArrayValue("text", runs.stream().map(value).toArray());
+    }
+}
