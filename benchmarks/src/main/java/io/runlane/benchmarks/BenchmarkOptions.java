@@ -4,18 +4,23 @@ import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The command line: {@code [--quick] [--jdbc-url URL] [--results PATH]}. Quick mode measures one short round of
+ * The command line: {@code [--quick] [--jdbc-url URL] [--results PATH] [--only NAME]}. Quick mode measures one short round of
  * every figure with smaller data sets, so that CI can check in under two minutes that the harness still works; full
  * mode warms up and then measures several rounds.
  *
  * @param quick whether to measure one short round of every figure
  * @param jdbcUrl an existing server, or {@code null} for an embedded PostgreSQL
  * @param results the Markdown file to write
+ * @param only run only the scenarios whose name contains this text (for profiling one of them), or {@code null}
  */
-record BenchmarkOptions(boolean quick, @Nullable String jdbcUrl, Path results) {
+record BenchmarkOptions(
+        boolean quick,
+        @Nullable String jdbcUrl,
+        Path results,
+        @Nullable String only) {
 
     static final String USAGE =
-            "java -jar benchmarks/target/runlane-benchmarks.jar [--quick] [--jdbc-url URL] [--results PATH]";
+            "java -jar benchmarks/target/runlane-benchmarks.jar [--quick] [--jdbc-url URL] [--results PATH] [--only NAME]";
 
     private static final Path DEFAULT_RESULTS = Path.of("benchmarks", "RESULTS.md");
 
@@ -23,15 +28,17 @@ record BenchmarkOptions(boolean quick, @Nullable String jdbcUrl, Path results) {
         boolean quick = false;
         String jdbcUrl = null;
         Path results = DEFAULT_RESULTS;
+        String only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--jdbc-url" -> jdbcUrl = value(args, ++i);
                 case "--results" -> results = Path.of(value(args, ++i));
+                case "--only" -> only = value(args, ++i);
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: " + USAGE);
             }
         }
-        return new BenchmarkOptions(quick, jdbcUrl, results);
+        return new BenchmarkOptions(quick, jdbcUrl, results, only);
     }
 
     private static String value(String[] args, int index) {
@@ -39,6 +46,11 @@ record BenchmarkOptions(boolean quick, @Nullable String jdbcUrl, Path results) {
             throw new IllegalArgumentException(args[index - 1] + " needs a value; usage: " + USAGE);
         }
         return args[index];
+    }
+
+    /** Whether a scenario is selected by {@code --only}. */
+    boolean selects(String scenarioName) {
+        return only == null || scenarioName.contains(only);
     }
 
     /** Measured rounds of every figure, after the warm-up. */
@@ -74,6 +86,9 @@ record BenchmarkOptions(boolean quick, @Nullable String jdbcUrl, Path results) {
         }
         if (!results.equals(DEFAULT_RESULTS)) {
             command.append(" --results ").append(results);
+        }
+        if (only != null) {
+            command.append(" --only '").append(only).append('\'');
         }
         return command.toString();
     }

@@ -38,6 +38,9 @@ public final class RunlaneBenchmarks {
             Report report = new Report();
             context.progress("%s", options.commandLine());
             for (Scenario scenario : scenarios()) {
+                if (!options.selects(scenario.name())) {
+                    continue;
+                }
                 context.progress("%s ...", scenario.name());
                 writer.scenarioStarts(scenario.name());
                 scenario.run(context, report);
