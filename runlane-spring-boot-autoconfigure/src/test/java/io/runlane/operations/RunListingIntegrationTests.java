@@ -161,6 +161,17 @@ class RunListingIntegrationTests {
                         .runs()
                         .list(RunQuery.builder().cursor("not-a-cursor").build()))
                 .withMessageContaining("cursor");
+        assertThatExceptionOfType(io.runlane.InvalidKeyException.class)
+                .as("S-ID-1: filter keys follow the key rules")
+                .isThrownBy(() -> runlane.template()
+                        .runs()
+                        .list(RunQuery.builder().taskIds("bad:id").build()))
+                .withMessageContaining("taskIds");
+        assertThatExceptionOfType(io.runlane.InvalidKeyException.class)
+                .isThrownBy(() -> runlane.template()
+                        .runs()
+                        .list(RunQuery.builder().idempotencyKey(" padded").build()))
+                .withMessageContaining("idempotencyKey");
         Set<UUID> firstPage = new HashSet<>(
                 runlane.template().runs().list(RunQuery.builder().limit(1).build()).items().stream()
                         .map(Run::id)
