@@ -2,6 +2,7 @@ package io.runlane.internal;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
 import io.runlane.internal.jdbc.RunAdmissions;
@@ -55,6 +56,8 @@ public final class RunlaneEngine {
     private final PruningService pruning;
 
     private final AttemptOutcomes outcomes;
+
+    private final BatchCompletions completions;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -125,6 +128,7 @@ public final class RunlaneEngine {
                 listener);
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
+        this.completions = new BatchCompletions(jdbc, sql);
         this.worker = new RunWorker(
                 dataSource,
                 settings,
@@ -132,6 +136,7 @@ public final class RunlaneEngine {
                 tasks,
                 claims,
                 outcomes,
+                completions,
                 payloads,
                 template,
                 listener,
@@ -200,6 +205,10 @@ public final class RunlaneEngine {
 
     public RunClaims claims() {
         return claims;
+    }
+
+    public BatchCompletions completions() {
+        return completions;
     }
 
     public AttemptOutcomes outcomes() {

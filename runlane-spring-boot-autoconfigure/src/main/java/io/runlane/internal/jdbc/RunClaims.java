@@ -36,8 +36,12 @@ public final class RunClaims {
 
     private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED')";
 
-    private static final String CLAIM_TAIL = """
-            , changed AS (
+    /**
+     * The CTEs that claim the rows of a preceding CTE {@code candidates} (selected {@code FOR UPDATE SKIP LOCKED}):
+     * the claimed runs are in the CTE {@code claimed}, their {@code CLAIMED} events are appended.
+     */
+    private static final String CLAIMED_CTES = """
+            , claimed AS (
                 UPDATE {schema}.runs r
                 SET status = 'RUNNING', attempts = r.attempts + 1, fencing_token = r.fencing_token + 1,
                     lease_owner = :worker, lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond',
@@ -46,20 +50,26 @@ public final class RunClaims {
                 RETURNING r.*
             ), claimed_event AS (
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
-                SELECT id, last_event_seq, 'CLAIMED', status, updated_at, :worker, 'attempt ' || attempts FROM changed
+                SELECT id, last_event_seq, 'CLAIMED', status, updated_at, :worker, 'attempt ' || attempts FROM claimed
             )
-            SELECT * FROM changed
             """;
 
-    private static final String CLAIM = """
-            WITH candidates AS (
+    /**
+     * Due waiting runs of queues without a concurrency limit, oldest first. The limit is written into the text
+     * ({@link #withLimit}) rather than bound: with a bound {@code LIMIT} PostgreSQL keeps planning the statement
+     * afresh on every execution, which cost more than running it.
+     */
+    private static final String CANDIDATES = """
+            candidates AS (
                 SELECT id FROM {schema}.runs
                 WHERE status IN %s AND run_at <= statement_timestamp() AND queue IN (:queues)
                   AND environment = :environment AND task_id IN (:taskIds)
                 ORDER BY run_at
-                LIMIT :limit
+                LIMIT {limit}
                 FOR UPDATE SKIP LOCKED
-            )""".formatted(WAITING) + CLAIM_TAIL;
+            )""".formatted(WAITING);
+
+    private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + "SELECT * FROM claimed";
 
     private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
 
@@ -75,15 +85,15 @@ public final class RunClaims {
                   AND NOT EXISTS (SELECT FROM running r WHERE r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
                                                           AND r.n >= :concurrencyLimit)
                 ORDER BY run_at
-                LIMIT :scan
+                LIMIT {scan}
                 FOR UPDATE SKIP LOCKED
             ), ranked AS (
                 SELECT w.id, w.run_at,
                        coalesce(r.n, 0) + row_number() OVER (PARTITION BY w.concurrency_key ORDER BY w.run_at, w.id) AS slot
                 FROM waiting w LEFT JOIN running r ON r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
             ), candidates AS (
-                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT :limit
-            )""".formatted(WAITING) + CLAIM_TAIL;
+                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT {limit}
+            )""".formatted(WAITING) + CLAIMED_CTES + "SELECT * FROM claimed";
 
     private static final String HEARTBEAT = """
             UPDATE {schema}.runs
@@ -128,8 +138,11 @@ public final class RunClaims {
         if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
             return List.of();
         }
-        MapSqlParameterSource params = common(worker, taskIds, limit, lease).addValue("queues", queues);
-        return jdbc.sql(claim).paramSource(params).query(CLAIMED).list();
+        MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
+        return jdbc.sql(withLimit(claim, limit))
+                .paramSource(params)
+                .query(CLAIMED)
+                .list();
     }
 
     /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
@@ -138,14 +151,15 @@ public final class RunClaims {
         if (limit < 1 || taskIds.isEmpty()) {
             return List.of();
         }
-        MapSqlParameterSource params = common(worker, taskIds, limit, lease)
+        MapSqlParameterSource params = common(worker, taskIds, lease)
                 .addValue("queue", queue, Types.VARCHAR)
                 .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
-                .addValue("scan", Math.max(limit, concurrencyLimit) * 10, Types.INTEGER)
                 .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
         return transactions.execute(status -> {
             jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
-            return jdbc.sql(claimWithinLimit).paramSource(params).query(CLAIMED).list();
+            String statement = withLimit(claimWithinLimit, limit)
+                    .replace("{scan}", Integer.toString(Math.max(limit, concurrencyLimit) * 10));
+            return jdbc.sql(statement).paramSource(params).query(CLAIMED).list();
         });
     }
 
@@ -167,12 +181,22 @@ public final class RunClaims {
                 .collect(Collectors.toMap(HeldRun::runId, held -> held));
     }
 
-    private MapSqlParameterSource common(String worker, Collection<String> taskIds, int limit, Duration lease) {
+    /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */
+    private static String withLimit(String statement, int limit) {
+        return statement.replace("{limit}", Integer.toString(limit));
+    }
+
+    /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */
+    private MapSqlParameterSource claimParameters(
+            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        return common(worker, taskIds, lease).addValue("queues", queues);
+    }
+
+    private MapSqlParameterSource common(String worker, Collection<String> taskIds, Duration lease) {
         return new MapSqlParameterSource()
                 .addValue("worker", worker, Types.VARCHAR)
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("taskIds", taskIds)
-                .addValue("limit", limit, Types.INTEGER)
                 .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
     }
 }

@@ -37,7 +37,6 @@ final class TransitionSql {
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, %s, status, updated_at, :actor, %s FROM changed
             )
-            SELECT * FROM changed
             """;
 
     private TransitionSql() {}
@@ -51,6 +50,14 @@ final class TransitionSql {
      * @param detail the SQL expression of the event detail
      */
     static String transition(String changedCte, String eventType, String detail) {
+        return withClause(changedCte, eventType, detail) + "SELECT * FROM changed\n";
+    }
+
+    /**
+     * The {@code WITH} clause of a transition statement without its final {@code SELECT}, for statements that add
+     * further CTEs (a batch completion that also claims) after it. Its rows are in the CTE {@code changed}.
+     */
+    static String withClause(String changedCte, String eventType, String detail) {
         return "WITH changed AS (\n" + changedCte + "\n)" + TAIL.formatted(eventType, detail);
     }
 }

@@ -3,6 +3,7 @@ package io.runlane.internal.worker;
 import io.runlane.PayloadValidationException;
 import io.runlane.Run;
 import io.runlane.RunFailure;
+import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
@@ -50,6 +51,8 @@ final class AttemptRunner {
 
     private final TransactionTemplate transactions;
 
+    private final CompletionWriter completions;
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -57,8 +60,10 @@ final class AttemptRunner {
             RetryPolicy retries,
             FailureDescriber failures,
             EngineListener listener,
-            TransactionTemplate transactions) {
+            TransactionTemplate transactions,
+            CompletionWriter completions) {
         this.transactions = transactions;
+        this.completions = completions;
         this.tasks = tasks;
         this.payloads = payloads;
         this.outcomes = outcomes;
@@ -68,11 +73,12 @@ final class AttemptRunner {
     }
 
     /**
-     * Runs the attempt and records its outcome. The outcome is recorded in one transaction with {@code followUp},
-     * which may claim the worker's next run, so that a busy worker commits once per run rather than twice. If that
-     * transaction fails, the outcome is recorded again on its own, so a failing claim never loses an outcome.
+     * Runs the attempt and records its outcome. A completion goes to the {@link CompletionWriter}, which records it
+     * together with those of other slots, and the slot is free at once. Any other outcome is recorded in one
+     * transaction with {@code followUp}, which may claim the slot's next run; if that transaction fails, the outcome
+     * is recorded again on its own, so a failing claim never loses an outcome.
      *
-     * @return the run {@code followUp} claimed, if any
+     * @return the run claimed for this slot, if any
      */
     @Nullable
     ClaimedRun run(AttemptContext context, String worker, Supplier<@Nullable ClaimedRun> followUp) {
@@ -101,11 +107,17 @@ final class AttemptRunner {
         }
         if (failure == null) {
             AttemptContext.Release release = context.requestedRelease();
-            Supplier<Optional<Run>> outcome = release == null
-                    ? () -> outcomes.completeIfHeld(run.id(), claimed.fencingToken(), worker)
-                    : () -> outcomes.releaseIfHeld(
-                            run.id(), claimed.fencingToken(), worker, release.delay(), release.reason());
-            return record(context, outcome, started, release == null ? "succeeded" : "released", followUp);
+            if (release == null) {
+                completions.submit(context, started);
+                return null;
+            }
+            return record(
+                    context,
+                    () -> outcomes.releaseIfHeld(
+                            run.id(), claimed.fencingToken(), worker, release.delay(), release.reason()),
+                    started,
+                    "released",
+                    followUp);
         }
         if (failure instanceof Error error && !(failure instanceof AssertionError)) {
             logger.error("Run " + run.id() + " of task '" + run.taskId() + "' threw an error", error);
@@ -140,11 +152,11 @@ final class AttemptRunner {
                     "Recording run " + context.runId() + " with its follow-up claim failed; recording it alone", ex);
             recorded = new Recorded(outcome.get(), null);
         }
-        record(context, recorded.after(), startedNanos, result);
+        record(context, recorded.after().map(Run::status), startedNanos, result);
         return recorded.next();
     }
 
-    private void record(AttemptContext context, Optional<Run> after, long startedNanos, String result) {
+    private void record(AttemptContext context, Optional<RunStatus> after, long startedNanos, String result) {
         Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
         if (after.isEmpty()) {
             logger.warn("Outcome '" + result + "' of run " + context.runId() + " attempt " + context.attempt()
@@ -152,6 +164,6 @@ final class AttemptRunner {
             listener.attemptEnded(context.claimed(), "lease_lost", took);
             return;
         }
-        listener.attemptEnded(context.claimed(), after.get().status().name().toLowerCase(Locale.ROOT), took);
+        listener.attemptEnded(context.claimed(), after.get().name().toLowerCase(Locale.ROOT), took);
     }
 }

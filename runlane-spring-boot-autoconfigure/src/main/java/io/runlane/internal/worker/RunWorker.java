@@ -6,6 +6,7 @@ import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.registry.TaskDefinition;
@@ -38,16 +39,18 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Claims due runs and executes them, as many at once as {@code runlane.worker.concurrency} allows.
  *
- * <p>One polling thread claims runs in batches of exactly as many as there are free slots (S-EX-1) and hands each to
- * a bounded pool of daemon threads. A thread that finishes an attempt claims its slot's next run (of a queue without
- * a concurrency limit) in the same transaction that records the outcome, so a busy worker commits once per run. It polls again at once while claims fill every slot, and otherwise waits for
- * the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run was triggered), or a slot freed by a
- * finished attempt. A separate scheduler thread sends heartbeats that extend the leases of every running attempt and
- * tell attempts about cancellation (S-EX-2, S-CA-2), independently of handler threads, so a CPU-bound handler keeps
- * its lease.
+ * <p>One polling thread claims runs in batches of at most as many as there are free slots (S-EX-1) and hands each
+ * to a bounded pool of daemon threads. A handler that returns frees its slot at once and leaves its completion to
+ * the {@link CompletionWriter}, which records many in one statement (S-EX-15); a failure or release is recorded
+ * by its own thread in one transaction with the claim of the slot's next run. After a claim that filled every free
+ * slot the poller waits briefly for half the slots to be free, so that short handlers are claimed several per
+ * statement; otherwise it waits for the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run
+ * was triggered), or a slot freed by a finished attempt. A separate scheduler thread sends heartbeats that extend
+ * the leases of every running attempt and tell attempts about cancellation (S-EX-2, S-CA-2), independently of
+ * handler threads, so a CPU-bound handler keeps its lease.
  *
  * <p>Stopping (S-EX-8) stops claiming, waits up to the shutdown timeout for running attempts (their heartbeats go
- * on meanwhile), then stops heartbeats. Attempts still running after that are never interrupted; their leases
+ * on meanwhile), writes the completions still waiting, then stops heartbeats. Attempts still running after that are never interrupted; their leases
  * expire and recovery retries them, so no run is lost.
  */
 public final class RunWorker implements SmartLifecycle {
@@ -67,6 +70,8 @@ public final class RunWorker implements SmartLifecycle {
     private final RunClaims claims;
 
     private final AttemptRunner attempts;
+
+    private final CompletionWriter completionWriter;
 
     private final RunlaneTemplate template;
 
@@ -106,6 +111,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
+    /** How long a claim waits for more slots to free up after one that filled every free slot. */
+    private static final Duration CLAIM_COALESCING = Duration.ofMillis(2);
+
     public RunWorker(
             DataSource dataSource,
             RunlaneSettings settings,
@@ -113,6 +121,7 @@ public final class RunWorker implements SmartLifecycle {
             TaskRegistry tasks,
             RunClaims claims,
             AttemptOutcomes outcomes,
+            BatchCompletions completions,
             PayloadCodec payloads,
             RunlaneTemplate template,
             EngineListener listener,
@@ -124,14 +133,6 @@ public final class RunWorker implements SmartLifecycle {
         this.execution = execution;
         this.tasks = tasks;
         this.claims = claims;
-        this.attempts = new AttemptRunner(
-                tasks,
-                payloads,
-                outcomes,
-                new RetryPolicy(execution),
-                new FailureDescriber(execution.maxFailureMessageLength()),
-                listener,
-                transactions);
         this.template = template;
         this.listener = listener;
         this.notifier = notifier;
@@ -139,6 +140,16 @@ public final class RunWorker implements SmartLifecycle {
         this.unlimitedQueues = consumedQueues().stream()
                 .filter(queue -> !execution.concurrencyLimits().containsKey(queue))
                 .toList();
+        this.completionWriter = new CompletionWriter(completions, workerId, listener);
+        this.attempts = new AttemptRunner(
+                tasks,
+                payloads,
+                outcomes,
+                new RetryPolicy(execution),
+                new FailureDescriber(execution.maxFailureMessageLength()),
+                listener,
+                transactions,
+                completionWriter);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -173,6 +184,7 @@ public final class RunWorker implements SmartLifecycle {
             executor = Executors.newFixedThreadPool(execution.concurrency(), daemonThreads("runlane-attempt-"));
             heartbeats = Executors.newSingleThreadScheduledExecutor(daemonThreads("runlane-heartbeat-"));
             long heartbeatMillis = execution.heartbeatInterval().toMillis();
+            completionWriter.start(daemonThreads("runlane-completions-"));
             heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
             wakeUpListener = new WakeUpListener(dataSource, settings.schema(), this::wake);
             listenerThread = daemonThreads("runlane-listener-").newThread(wakeUpListener);
@@ -206,6 +218,7 @@ public final class RunWorker implements SmartLifecycle {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+        completionWriter.stop(execution.shutdownTimeout());
         heartbeats.shutdownNow();
         join(listenerThread);
         logger.info("Runlane worker " + workerId + " stopped");
@@ -239,9 +252,34 @@ public final class RunWorker implements SmartLifecycle {
                 lastPollFailure = ex;
                 logger.warn("Claiming runs failed; retrying after the poll interval", ex);
             }
-            if (!filledEverySlot) {
+            if (filledEverySlot) {
+                awaitHalfTheSlots();
+            } else {
                 awaitWakeUp(jittered(execution.pollInterval()));
             }
+        }
+    }
+
+    /**
+     * After a claim that filled every free slot, more runs are probably due: waits until half the slots are free
+     * again, or at most {@link #CLAIM_COALESCING}, so that with short handlers one claim statement fills several
+     * slots instead of one each. A single free slot is filled within that time however long the others stay busy.
+     */
+    private void awaitHalfTheSlots() {
+        long deadline = System.nanoTime() + CLAIM_COALESCING.toNanos();
+        int half = Math.max(1, execution.concurrency() / 2);
+        lock.lock();
+        try {
+            long nanos;
+            while (running && slots.availablePermits() < half && (nanos = deadline - System.nanoTime()) > 0) {
+                wakeUp.awaitNanos(nanos);
+            }
+            signalled = false;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            running = false;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -1,0 +1,68 @@
+package io.runlane.internal.jdbc;
+
+import io.runlane.RunStatus;
+import java.sql.Types;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Completes the attempts of many runs whose handlers returned, in one statement.
+ *
+ * <p>Every attempt is completed exactly as {@link AttemptOutcomes#completeIfHeld} would complete it alone: only
+ * while it still holds its claim (S-EX-3), releasing ownership and appending its event in the same statement
+ * ({@link TransitionSql}, S-RL-2). A worker that runs short handlers would otherwise spend its time on one round trip
+ * and one commit per run.
+ */
+public final class BatchCompletions {
+
+    private static final String COMPLETE_ALL =
+            TransitionSql.withClause("""
+            UPDATE {schema}.runs r
+            SET status = CASE WHEN r.status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
+                finished_at = statement_timestamp(), updated_at = statement_timestamp(),
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
+            FROM unnest(:ids, :tokens) AS held(id, token)
+            WHERE r.id = held.id AND r.fencing_token = held.token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+            RETURNING r.*""", TransitionSql.EVENT_BY_STATUS, "NULL") + "SELECT id, status FROM changed";
+
+    /** One attempt whose handler returned, with the fencing token of its claim. */
+    public record HeldAttempt(UUID runId, long fencingToken) {}
+
+    private final JdbcClient jdbc;
+
+    private final String statement;
+
+    public BatchCompletions(JdbcClient jdbc, SqlTemplate sql) {
+        this.jdbc = jdbc;
+        this.statement = sql.format(COMPLETE_ALL);
+    }
+
+    /**
+     * Completes {@code attempts} on behalf of {@code worker}. Returns the status each completed run ended in; an
+     * attempt missing from the answer no longer held its run, and its outcome was refused.
+     */
+    public Map<UUID, RunStatus> complete(List<HeldAttempt> attempts, String worker) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("actor", worker, Types.VARCHAR)
+                .addValue(
+                        "ids",
+                        new SqlArrayValue(
+                                "uuid",
+                                attempts.stream().map(HeldAttempt::runId).toArray()))
+                .addValue(
+                        "tokens",
+                        new SqlArrayValue(
+                                "bigint",
+                                attempts.stream().map(HeldAttempt::fencingToken).toArray()));
+        Map<UUID, RunStatus> completed = new HashMap<>();
+        jdbc.sql(statement).paramSource(params).query(rs -> {
+            completed.put(rs.getObject("id", UUID.class), RunStatus.valueOf(rs.getString("status")));
+        });
+        return completed;
+    }
+}

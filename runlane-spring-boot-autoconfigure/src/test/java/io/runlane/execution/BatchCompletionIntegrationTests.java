@@ -1,0 +1,165 @@
+package io.runlane.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.RunContext;
+import io.runlane.RunEvent;
+import io.runlane.RunEventType;
+import io.runlane.RunStatus;
+import io.runlane.Task;
+import io.runlane.TaskHandler;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.jdbc.BatchCompletions;
+import io.runlane.internal.jdbc.BatchCompletions.HeldAttempt;
+import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.TestRunlane;
+import io.runlane.testsupport.TestTasks;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** S-EX-15: completions written many per statement, fenced, with keys and events, and all written on stop. */
+class BatchCompletionIntegrationTests {
+
+    @Task(id = "batch.quick")
+    public static class Quick implements TaskHandler<Quick.Payload> {
+
+        public record Payload(int index) {}
+
+        static final AtomicInteger RAN = new AtomicInteger();
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            RAN.incrementAndGet();
+        }
+    }
+
+    private HikariDataSource dataSource;
+
+    private String schema;
+
+    @BeforeEach
+    void start() {
+        dataSource = TestDatabase.newDataSource(16);
+        schema = TestDatabase.freshSchema(dataSource, "batch");
+        Quick.RAN.set(0);
+    }
+
+    @AfterEach
+    void stop() {
+        dataSource.close();
+    }
+
+    private ClaimedRun claim(TestRunlane runlane, String taskId, UUID runId) {
+        List<ClaimedRun> claimed = runlane.engine()
+                .claims()
+                .claimDue("worker-a", List.of("default"), List.of(taskId), 1, Duration.ofMinutes(1));
+        assertThat(claimed)
+                .singleElement()
+                .satisfies(run -> assertThat(run.run().id()).isEqualTo(runId));
+        return claimed.get(0);
+    }
+
+    @Test
+    @DisplayName("S-EX-15, S-EX-3, S-IK-3, S-IK-5, S-CA-2: one statement completes the held attempts and refuses the"
+            + " one that lost its run")
+    void batchCompletesHeldAttemptsAndRefusesLostOnes() {
+        TestRunlane runlane = TestRunlane.start(
+                dataSource, schema, new TestTasks.ConfirmOrder(), new TestTasks.BuildReport(), new Quick());
+        UUID retained = runlane.template()
+                .trigger("orders.confirm", new TestTasks.ConfirmOrder.Payload("o-1", 1))
+                .runId();
+        ClaimedRun retainedClaim = claim(runlane, "orders.confirm", retained);
+        UUID activeMode = runlane.template()
+                .trigger("reports.build", new TestTasks.BuildReport.Payload("r-1"))
+                .runId();
+        ClaimedRun activeModeClaim = claim(runlane, "reports.build", activeMode);
+        UUID cancelled =
+                runlane.template().trigger("batch.quick", new Quick.Payload(1)).runId();
+        ClaimedRun cancelledClaim = claim(runlane, "batch.quick", cancelled);
+        runlane.template().runs().cancel(cancelled, "operator");
+        UUID lost =
+                runlane.template().trigger("batch.quick", new Quick.Payload(2)).runId();
+        ClaimedRun lostClaim = claim(runlane, "batch.quick", lost);
+        runlane.jdbc().update("UPDATE " + schema + ".runs SET fencing_token = fencing_token + 1 WHERE id = ?", lost);
+        long eventsBefore = runlane.rowCounts().events();
+
+        BatchCompletions completions = runlane.engine().completions();
+        Map<UUID, RunStatus> completed = completions.complete(
+                List.of(held(retainedClaim), held(activeModeClaim), held(cancelledClaim), held(lostClaim)), "worker-a");
+
+        assertThat(completed)
+                .containsOnly(
+                        Map.entry(retained, RunStatus.SUCCEEDED),
+                        Map.entry(activeMode, RunStatus.SUCCEEDED),
+                        Map.entry(cancelled, RunStatus.CANCELLED));
+        assertThat(runlane.run(lost).status())
+                .as("the refused attempt changed nothing")
+                .isEqualTo(RunStatus.RUNNING);
+        assertThat(runlane.rowCounts().events())
+                .as("one event per completed run")
+                .isEqualTo(eventsBefore + 3);
+        assertThat(runlane.template().runs().events(retained)).last().satisfies(event -> {
+            assertThat(event.type()).isEqualTo(RunEventType.SUCCEEDED);
+            assertThat(event.actor()).isEqualTo("worker-a");
+        });
+        assertThat(runlane.template().runs().events(cancelled))
+                .extracting(RunEvent::type)
+                .last()
+                .isEqualTo(RunEventType.CANCELLED);
+        assertThat(runlane.retainedUntil("orders.confirm", "order.o-1"))
+                .as("S-IK-3: a succeeded owner keeps its key for the TTL")
+                .isNotNull();
+        assertThat(runlane.hasKeyRow("reports.build", "report.r-1"))
+                .as("S-IK-5: an 'active'-mode owner releases its key")
+                .isFalse();
+        assertThat(completions.complete(List.of(held(retainedClaim)), "worker-a"))
+                .as("a second completion of the same attempt is refused")
+                .isEmpty();
+    }
+
+    @Test
+    @DisplayName("S-EX-15, S-EX-8: every completion of a returned handler is written before stop returns")
+    void stopWritesEveryWaitingCompletion() {
+        TestRunlane runlane = TestRunlane.withExecution(
+                dataSource,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(8, Duration.ofMillis(50)),
+                EngineListener.NONE,
+                new Quick());
+        List<UUID> runIds = IntStream.range(0, 2_000)
+                .mapToObj(i -> runlane.template()
+                        .trigger("batch.quick", new Quick.Payload(i))
+                        .runId())
+                .toList();
+        runlane.startWorker();
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> Quick.RAN.get() >= runIds.size());
+        runlane.stop();
+
+        assertThat(runlane.jdbc()
+                        .queryForList(
+                                "SELECT status FROM " + schema + ".runs WHERE task_id = 'batch.quick'", String.class))
+                .as("no run is left RUNNING once the worker stopped")
+                .hasSize(runIds.size())
+                .containsOnly("SUCCEEDED");
+        assertThat(Quick.RAN).hasValue(runIds.size());
+    }
+
+    private static HeldAttempt held(ClaimedRun claimed) {
+        return new HeldAttempt(claimed.run().id(), claimed.fencingToken());
+    }
+}
