@@ -3,7 +3,8 @@ package io.runlane.internal.jdbc;
 import io.runlane.RunStatus;
 import java.sql.Types;
 import java.time.Duration;
-import java.util.Collection;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -11,11 +12,18 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Deletes finished runs in bounded batches (S-OP-3, S-OP-4, S-IK-9). One statement per batch:
  *
  * <ol>
- *   <li>pick the oldest finished runs of the given statuses older than the given age, at most one batch, with
- *       {@code FOR UPDATE SKIP LOCKED} so that concurrent pruners take disjoint batches and never wait for each
- *       other; the automatic job also skips runs whose idempotency retention is still running (S-IK-9);
- *   <li>delete their idempotency rows (the key becomes free), their events, and the runs.
+ *   <li>pick the oldest finished runs of one status older than the given age, at most one batch, from the index on
+ *       {@code (status, finished_at)}, starting at the cursor: the finish time of the last run the previous batch
+ *       deleted. Without the cursor every batch would walk again over the index entries of the runs the previous
+ *       batches deleted, which stay in the index until vacuum. {@code FOR UPDATE SKIP LOCKED} makes concurrent
+ *       pruners take disjoint batches and never wait for each other; the automatic job also skips runs whose
+ *       idempotency retention is still running (S-IK-9);
+ *   <li>delete their idempotency rows (the key becomes free), their events, and the runs;
+ *   <li>return how many runs were deleted and the new cursor.
  * </ol>
+ *
+ * One status at a time, so that the index returns the runs in finish order; with several statuses at once
+ * PostgreSQL would sort every finished run for each batch.
  *
  * Only finished runs are touched, which triggers and claims never lock, so pruning does not block them; the only
  * shared rows are expired idempotency rows that a trigger may be taking over at that moment.
@@ -25,8 +33,9 @@ public final class RunPruner {
     private static final String PRUNE_BATCH = """
             WITH doomed AS (
                 SELECT r.id, r.environment, r.task_id, r.idempotency_key FROM {schema}.runs r
-                WHERE r.environment = :environment AND r.finished_at IS NOT NULL AND r.status IN (:statuses)
+                WHERE r.environment = :environment AND r.finished_at IS NOT NULL AND r.status = :status
                   AND r.finished_at < statement_timestamp() - :olderThanMs * interval '1 millisecond'
+                  AND r.finished_at >= :after
                   AND (NOT :respectRetention OR NOT EXISTS (
                         SELECT FROM {schema}.idempotency_keys k
                         WHERE k.environment = r.environment AND k.task_id = r.task_id
@@ -42,9 +51,9 @@ public final class RunPruner {
             ), deleted_events AS (
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
             ), deleted_runs AS (
-                DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.id
+                DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.finished_at
             )
-            SELECT count(*) FROM deleted_runs
+            SELECT count(*) AS deleted, max(finished_at) AS last_finished_at FROM deleted_runs
             """;
 
     /** Expired retention rows are already treated as absent (S-IK-10); this only reclaims their space. */
@@ -79,20 +88,39 @@ public final class RunPruner {
     }
 
     /**
-     * Deletes one batch; returns how many runs it deleted.
+     * Where a pass over one status has got to: the finish time of the last run it deleted. Runs that finished
+     * earlier were deleted, skipped because another pruner held them, or kept for their retention.
+     */
+    public record Cursor(OffsetDateTime lastFinishedAt) {
+
+        /** Before the oldest finished run. */
+        public static final Cursor START = new Cursor(OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC));
+    }
+
+    /** One batch's result: how many runs it deleted, and where the next batch starts. */
+    public record Batch(int deleted, Cursor next) {}
+
+    /**
+     * Deletes one batch of runs of {@code status} that finished at or after the cursor.
      *
      * @param respectRetention whether to keep runs whose idempotency retention has not expired (automatic job)
      */
-    public int pruneBatch(Collection<RunStatus> statuses, Duration olderThan, int batchSize, boolean respectRetention) {
+    public Batch pruneBatch(
+            RunStatus status, Duration olderThan, int batchSize, boolean respectRetention, Cursor after) {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
-                .addValue(
-                        "statuses",
-                        statuses.stream().map(RunStatus::name).sorted().toList())
+                .addValue("status", status.name(), Types.VARCHAR)
                 .addValue("olderThanMs", olderThan.toMillis(), Types.BIGINT)
                 .addValue("respectRetention", respectRetention, Types.BOOLEAN)
-                .addValue("batchSize", batchSize, Types.INTEGER);
-        return jdbc.sql(pruneBatch).paramSource(params).query(Integer.class).single();
+                .addValue("batchSize", batchSize, Types.INTEGER)
+                .addValue("after", after.lastFinishedAt(), Types.TIMESTAMP_WITH_TIMEZONE);
+        return jdbc.sql(pruneBatch)
+                .paramSource(params)
+                .query((rs, rowNum) -> {
+                    OffsetDateTime last = rs.getObject("last_finished_at", OffsetDateTime.class);
+                    return new Batch(rs.getInt("deleted"), last == null ? after : new Cursor(last));
+                })
+                .single();
     }
 
     /** Deletes one batch of expired idempotency retention rows; returns how many. */

@@ -74,11 +74,13 @@ public final class PruningService extends PeriodicJob {
             if (age == null) {
                 continue;
             }
-            int batch;
+            RunPruner.Batch batch;
+            RunPruner.Cursor cursor = RunPruner.Cursor.START;
             do {
-                batch = pruner.pruneBatch(List.of(status), age, batchSize, true);
-                deleted += batch;
-            } while (batch == batchSize && System.nanoTime() < deadline);
+                batch = pruner.pruneBatch(status, age, batchSize, true, cursor);
+                deleted += batch.deleted();
+                cursor = batch.next();
+            } while (batch.deleted() == batchSize && System.nanoTime() < deadline);
         }
         int keys;
         do {

@@ -189,15 +189,22 @@ public final class DefaultRunOperations implements RunOperations {
         Objects.requireNonNull(request, "request");
         long deleted = 0;
         int batches = 0;
-        boolean complete = false;
-        while (deleted < request.maxRuns()) {
-            int size = (int) Math.min(request.batchSize(), request.maxRuns() - deleted);
-            int batch = pruner.pruneBatch(request.statuses(), request.olderThan(), size, false);
-            batches++;
-            deleted += batch;
-            if (batch < size) {
-                complete = true;
-                break;
+        boolean complete = true;
+        for (RunStatus status : request.statuses()) {
+            RunPruner.Cursor cursor = RunPruner.Cursor.START;
+            while (true) {
+                if (deleted >= request.maxRuns()) {
+                    complete = false;
+                    break;
+                }
+                int size = (int) Math.min(request.batchSize(), request.maxRuns() - deleted);
+                RunPruner.Batch batch = pruner.pruneBatch(status, request.olderThan(), size, false, cursor);
+                batches++;
+                deleted += batch.deleted();
+                cursor = batch.next();
+                if (batch.deleted() < size) {
+                    break;
+                }
             }
         }
         if (deleted > 0) {
