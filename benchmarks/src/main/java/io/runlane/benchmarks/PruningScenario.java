@@ -49,7 +49,7 @@ final class PruningScenario implements Scenario {
         report.figure(
                 String.format(
                         Locale.ROOT,
-                        "runs pruned per second, %,d finished runs (each with 3 events and a retained key), batches"
+                        "runs pruned per second, %,d finished runs (each with 2 stored events and a retained key), batches"
                                 + " of %d",
                         runs,
                         PruneRequest.DEFAULT_BATCH_SIZE),

@@ -4,8 +4,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Fills Runlane's tables with finished runs in one statement, as years of retained history would leave them: each a
- * {@code SUCCEEDED} run of {@link BenchmarkTasks#ORDER} with an idempotency key still retained, and its three events
- * (created, claimed, succeeded). They finished between two and a few days ago, one every 100 ms, and their ids are
+ * {@code SUCCEEDED} run of {@link BenchmarkTasks#ORDER} with an idempotency key still retained, and its two stored
+ * events (claimed, succeeded; Runlane reads the creation event off the run's row). They finished between two and a few days ago, one every 100 ms, and their ids are
  * time-ordered UUIDs of version 7 like the ones Runlane generates.
  */
 final class RetainedRuns {
@@ -30,7 +30,7 @@ final class RetainedRuns {
                 SELECT id, e.seq, e.type, e.status, CASE e.seq WHEN 3 THEN finished_at ELSE run_at END,
                        CASE e.seq WHEN 2 THEN 'bench-worker' END
                 FROM inserted,
-                     (VALUES (1, 'CREATED', 'QUEUED'), (2, 'CLAIMED', 'RUNNING'), (3, 'SUCCEEDED', 'SUCCEEDED'))
+                     (VALUES (2, 'CLAIMED', 'RUNNING'), (3, 'SUCCEEDED', 'SUCCEEDED'))
                          AS e(seq, type, status)
             )
             INSERT INTO %1$s.idempotency_keys (environment, task_id, idempotency_key, run_id, retained_until)

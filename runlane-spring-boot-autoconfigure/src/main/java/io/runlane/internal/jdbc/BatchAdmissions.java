@@ -51,12 +51,14 @@ final class BatchAdmissions {
             ), inserted_run AS (
                 INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                            idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
-                                           run_at, created_at, updated_at, source_type, source_run_id)
+                                           run_at, created_at, updated_at, source_type, source_run_id,
+                                           created_scheduled)
                 SELECT cast(i.id AS uuid), :environment, i.task_id, i.queue,
                        CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                        cast(i.payload AS jsonb), i.idempotency_key, cast(i.ttl_ms AS bigint), i.singleton_key,
                        i.concurrency_key, cast(i.max_attempts AS integer), due.run_at, statement_timestamp(),
-                       statement_timestamp(), i.source_type, cast(i.source_run_id AS uuid)
+                       statement_timestamp(), i.source_type, cast(i.source_run_id AS uuid),
+                       due.run_at > statement_timestamp()
                 FROM input i
                 CROSS JOIN LATERAL (SELECT coalesce(cast(i.run_at AS timestamptz), statement_timestamp()
                         + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
@@ -65,9 +67,6 @@ final class BatchAdmissions {
                 ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
                 DO NOTHING
                 RETURNING *
-            ), created_event AS (
-                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor)
-                SELECT id, 1, 'CREATED', status, created_at, 'runlane' FROM inserted_run
             )
             SELECT true AS created, NULL::bigint AS ord, inserted_run.* FROM inserted_run
             UNION ALL

@@ -35,7 +35,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       waiter sees the first claim once it commits, or inserts itself when it rolls back (S-IK-7). Nobody gets a
  *       unique-constraint error.
  *   <li>Insert the run only if the key was claimed, with {@code ON CONFLICT DO NOTHING} against the partial unique
- *       index of active singleton owners (S-SK-4). Its creation event goes in with it (S-RL-2).
+ *       index of active singleton owners (S-SK-4). Its creation event is the row itself (S-RL-2; see
+ *       {@link RunReads#events}).
  *    * </ol>
  *
  * <p>An empty answer has two rare causes, told apart by one compensating statement: the owner committed while the
@@ -53,7 +54,8 @@ public final class RunAdmissions {
             SELECT :id, :environment, :taskId, :queue,
                    CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
-                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId
+                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId,
+                   due.run_at > statement_timestamp()
             FROM %s (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due
             """;
@@ -61,7 +63,7 @@ public final class RunAdmissions {
     private static final String RUN_COLUMNS = """
             INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                        idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
-                                       run_at, created_at, updated_at, source_type, source_run_id)
+                                       run_at, created_at, updated_at, source_type, source_run_id, created_scheduled)
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
@@ -71,19 +73,12 @@ public final class RunAdmissions {
             RETURNING *
             """;
 
-    private static final String CREATED_EVENT = """
-            created_event AS (
-                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor)
-                SELECT id, 1, 'CREATED', status, created_at, 'runlane' FROM inserted_run
-            )
-            """;
-
     private static final String CREATED = """
             SELECT true AS created, inserted_run.* FROM inserted_run
             """;
 
     private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
-            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + "),\n" + CREATED_EVENT + CREATED;
+            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + ")\n" + CREATED;
 
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY =
             """
@@ -100,7 +95,7 @@ public final class RunAdmissions {
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-                    + "),\n" + CREATED_EVENT + CREATED + """
+                    + ")\n" + CREATED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;

@@ -19,10 +19,21 @@ public final class RunReads {
             SELECT * FROM {schema}.runs WHERE id = :id AND environment = :environment
             """;
 
+    /**
+     * S-RL-2: a run's events. Event 1 (created) is not stored but read off the run's row, unless the run was created
+     * before that change and its event 1 is stored.
+     */
     private static final String EVENTS = """
+            SELECT r.id AS run_id, 1 AS seq, 'CREATED' AS type,
+                   CASE WHEN r.created_scheduled THEN 'SCHEDULED' ELSE 'QUEUED' END AS status,
+                   r.created_at, 'runlane' AS actor, NULL AS detail
+            FROM {schema}.runs r
+            WHERE r.id = :id AND r.environment = :environment
+              AND NOT EXISTS (SELECT FROM {schema}.run_events e WHERE e.run_id = r.id AND e.seq = 1)
+            UNION ALL
             SELECT e.* FROM {schema}.run_events e JOIN {schema}.runs r ON r.id = e.run_id
             WHERE e.run_id = :id AND r.environment = :environment
-            ORDER BY e.seq
+            ORDER BY seq
             """;
 
     /** S-IK-2, S-IK-3, S-IK-10: an owner counts while active or until its retention passes. */
