@@ -23,6 +23,8 @@ public final class PruningService extends PeriodicJob {
 
     private final RunPruner pruner;
 
+    private final PrunePass prunePass;
+
     private final Map<RunStatus, Duration> retention;
 
     private final int batchSize;
@@ -44,6 +46,7 @@ public final class PruningService extends PeriodicJob {
             EngineListener listener) {
         super("pruning", interval);
         this.pruner = pruner;
+        this.prunePass = new PrunePass(pruner);
         this.retention = Map.copyOf(retention);
         this.batchSize = batchSize;
         this.timeBudget = timeBudget;
@@ -74,13 +77,9 @@ public final class PruningService extends PeriodicJob {
             if (age == null) {
                 continue;
             }
-            RunPruner.Batch batch;
-            RunPruner.Cursor cursor = RunPruner.Cursor.START;
-            do {
-                batch = pruner.pruneBatch(status, age, batchSize, true, cursor);
-                deleted += batch.deleted();
-                cursor = batch.next();
-            } while (batch.deleted() == batchSize && System.nanoTime() < deadline);
+            deleted += prunePass
+                    .pruneRespectingRetention(status, age, batchSize, deadline)
+                    .deleted();
         }
         int keys;
         do {

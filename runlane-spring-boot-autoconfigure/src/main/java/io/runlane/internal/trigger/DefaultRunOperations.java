@@ -19,6 +19,7 @@ import io.runlane.internal.jdbc.RunListing;
 import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
+import io.runlane.internal.maintenance.PrunePass;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final RunTransitions transitions;
 
-    private final RunPruner pruner;
+    private final PrunePass prunePass;
 
     private final TaskRegistry tasks;
 
@@ -65,7 +66,7 @@ public final class DefaultRunOperations implements RunOperations {
         this.reads = reads;
         this.listing = listing;
         this.transitions = transitions;
-        this.pruner = pruner;
+        this.prunePass = new PrunePass(pruner);
         this.tasks = tasks;
         this.planner = planner;
         this.admitter = admitter;
@@ -191,21 +192,11 @@ public final class DefaultRunOperations implements RunOperations {
         int batches = 0;
         boolean complete = true;
         for (RunStatus status : request.statuses()) {
-            RunPruner.Cursor cursor = RunPruner.Cursor.START;
-            while (true) {
-                if (deleted >= request.maxRuns()) {
-                    complete = false;
-                    break;
-                }
-                int size = (int) Math.min(request.batchSize(), request.maxRuns() - deleted);
-                RunPruner.Batch batch = pruner.pruneBatch(status, request.olderThan(), size, false, cursor);
-                batches++;
-                deleted += batch.deleted();
-                cursor = batch.next();
-                if (batch.deleted() < size) {
-                    break;
-                }
-            }
+            PrunePass.Result pass =
+                    prunePass.prune(status, request.olderThan(), request.batchSize(), request.maxRuns() - deleted);
+            deleted += pass.deleted();
+            batches += pass.batches();
+            complete &= pass.complete();
         }
         if (deleted > 0) {
             listener.runsPruned(deleted, false);
