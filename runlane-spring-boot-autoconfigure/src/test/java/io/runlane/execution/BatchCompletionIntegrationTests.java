@@ -159,6 +159,46 @@ class BatchCompletionIntegrationTests {
         assertThat(Quick.RAN).hasValue(runIds.size());
     }
 
+    @Test
+    @DisplayName("S-EX-15, S-EX-7: a completion that cannot be written is given up; the lease then expires and the run"
+            + " is retried")
+    void unwritableCompletionIsLeftToLeaseExpiry() {
+        TestRunlane runlane = TestRunlane.withExecution(
+                dataSource,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults()
+                        .withWorker(2, Duration.ofMillis(50))
+                        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
+                        .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
+                        .withRecoveryInterval(Duration.ofMillis(200)),
+                EngineListener.NONE,
+                new Quick());
+        runlane.jdbc()
+                .execute("CREATE FUNCTION " + schema + ".refuse_success() RETURNS trigger LANGUAGE plpgsql AS"
+                        + " $$ BEGIN RAISE EXCEPTION 'success refused by the test'; END $$");
+        runlane.jdbc()
+                .execute("CREATE TRIGGER refuse_success BEFORE UPDATE ON " + schema + ".runs FOR EACH ROW"
+                        + " WHEN (NEW.status = 'SUCCEEDED') EXECUTE FUNCTION " + schema + ".refuse_success()");
+        UUID runId =
+                runlane.template().trigger("batch.quick", new Quick.Payload(1)).runId();
+        runlane.startWorker().startMaintenance();
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.template().runs().events(runId).stream()
+                            .anyMatch(event -> event.type() == RunEventType.LEASE_EXPIRED));
+            runlane.jdbc().execute("DROP TRIGGER refuse_success ON " + schema + ".runs");
+
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.run(runId).status() == RunStatus.SUCCEEDED);
+            assertThat(Quick.RAN.get())
+                    .as("the handler ran again after recovery")
+                    .isGreaterThanOrEqualTo(2);
+        } finally {
+            runlane.stop();
+        }
+    }
+
     private static HeldAttempt held(ClaimedRun claimed) {
         return new HeldAttempt(claimed.run().id(), claimed.fencingToken());
     }

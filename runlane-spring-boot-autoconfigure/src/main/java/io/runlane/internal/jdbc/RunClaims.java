@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -98,7 +99,8 @@ public final class RunClaims {
     private static final String HEARTBEAT = """
             UPDATE {schema}.runs
             SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'
-            WHERE lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND environment = :environment
+            WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+              AND environment = :environment
             RETURNING id, fencing_token, status
             """;
 
@@ -163,9 +165,13 @@ public final class RunClaims {
         });
     }
 
-    /** Extends the leases of every run this worker holds and reports them (S-EX-2). */
-    public Map<UUID, HeldRun> heartbeat(String worker, Duration lease) {
+    /**
+     * Extends the leases of the given runs that this worker still holds and reports them (S-EX-2). Only the runs
+     * the worker names: one whose outcome it gave up recording must be left to expire, so that recovery retries it.
+     */
+    public Map<UUID, HeldRun> heartbeat(String worker, Collection<UUID> runIds, Duration lease) {
         MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("runIds", new SqlArrayValue("uuid", runIds.toArray()))
                 .addValue("worker", worker, Types.VARCHAR)
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("leaseMs", lease.toMillis(), Types.BIGINT);

@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +61,9 @@ final class CompletionWriter {
 
     private final BlockingQueue<Completion> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
 
+    /** Runs whose completion was submitted and is not yet written or given up: their leases are still held. */
+    private final Set<UUID> waitingRunIds = ConcurrentHashMap.newKeySet();
+
     private @Nullable Thread thread;
 
     CompletionWriter(BatchCompletions completions, String worker, EngineListener listener) {
@@ -74,7 +79,13 @@ final class CompletionWriter {
 
     /** Records, soon, that the attempt's handler returned {@code startedNanos} ago ({@link System#nanoTime}). */
     void submit(AttemptContext context, long startedNanos) {
+        waitingRunIds.add(context.runId());
         put(new Completion(context, startedNanos, System.nanoTime()));
+    }
+
+    /** The runs whose completion is waiting to be written; the worker keeps extending their leases. */
+    Set<UUID> waitingRunIds() {
+        return waitingRunIds;
     }
 
     /** Writes every completion submitted so far, then ends the writer's thread. */
@@ -158,6 +169,15 @@ final class CompletionWriter {
     }
 
     private void write(List<Completion> batch) {
+        try {
+            writeOrGiveUp(batch);
+        } finally {
+            batch.forEach(
+                    completion -> waitingRunIds.remove(completion.context().runId()));
+        }
+    }
+
+    private void writeOrGiveUp(List<Completion> batch) {
         List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
         for (Completion completion : batch) {
             attempts.add(new BatchCompletions.HeldAttempt(

@@ -15,8 +15,10 @@ import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -43,7 +45,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * to a bounded pool of daemon threads. A handler that returns frees its slot at once and leaves its completion to
  * the {@link CompletionWriter}, which records many in one statement (S-EX-15); a failure or release is recorded
  * by its own thread in one transaction with the claim of the slot's next run. After a claim that filled every free
- * slot the poller waits briefly for half the slots to be free, so that short handlers are claimed several per
+ * slot the poller waits up to 2 ms for every slot to be free, so that short handlers are claimed several per
  * statement; otherwise it waits for the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run
  * was triggered), or a slot freed by a finished attempt. A separate scheduler thread sends heartbeats that extend
  * the leases of every running attempt and tell attempts about cancellation (S-EX-2, S-CA-2), independently of
@@ -253,7 +255,7 @@ public final class RunWorker implements SmartLifecycle {
                 logger.warn("Claiming runs failed; retrying after the poll interval", ex);
             }
             if (filledEverySlot) {
-                awaitHalfTheSlots();
+                awaitFreeSlots();
             } else {
                 awaitWakeUp(jittered(execution.pollInterval()));
             }
@@ -261,17 +263,17 @@ public final class RunWorker implements SmartLifecycle {
     }
 
     /**
-     * After a claim that filled every free slot, more runs are probably due: waits until half the slots are free
-     * again, or at most {@link #CLAIM_COALESCING}, so that with short handlers one claim statement fills several
-     * slots instead of one each. A single free slot is filled within that time however long the others stay busy.
+     * After a claim that filled every free slot, more runs are probably due: waits until every slot is free again,
+     * or at most {@link #CLAIM_COALESCING}, so that with short handlers one claim statement fills all the slots
+     * instead of one or two each. A free slot is filled within that time however long the others stay busy.
      */
-    private void awaitHalfTheSlots() {
+    private void awaitFreeSlots() {
         long deadline = System.nanoTime() + CLAIM_COALESCING.toNanos();
-        int half = Math.max(1, execution.concurrency() / 2);
+        int all = execution.concurrency();
         lock.lock();
         try {
             long nanos;
-            while (running && slots.availablePermits() < half && (nanos = deadline - System.nanoTime()) > 0) {
+            while (running && slots.availablePermits() < all && (nanos = deadline - System.nanoTime()) > 0) {
                 wakeUp.awaitNanos(nanos);
             }
             signalled = false;
@@ -347,12 +349,15 @@ public final class RunWorker implements SmartLifecycle {
         return next.isEmpty() ? null : next.get(0);
     }
 
+    /** Extends the leases of running attempts and of completions waiting to be written, and nothing else. */
     private void heartbeat() {
-        if (inFlight.isEmpty()) {
+        Set<UUID> holding = new HashSet<>(inFlight.keySet());
+        holding.addAll(completionWriter.waitingRunIds());
+        if (holding.isEmpty()) {
             return;
         }
         try {
-            Map<UUID, RunClaims.HeldRun> held = claims.heartbeat(workerId, execution.leaseDuration());
+            Map<UUID, RunClaims.HeldRun> held = claims.heartbeat(workerId, holding, execution.leaseDuration());
             for (AttemptContext context : inFlight.values()) {
                 RunClaims.HeldRun run = held.get(context.runId());
                 if (run == null || run.fencingToken() != context.claimed().fencingToken()) {
