@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -27,23 +27,26 @@ import org.springframework.transaction.support.TransactionTemplate;
  * read-only one when the owner is already visible):
  *
  * <ol>
- *   <li>Read the current owner (active, or retained and not yet expired: S-IK-2, S-IK-3, S-IK-10). If there is one, it
- *       is the answer (S-SK-3: before any singleton check) and nothing is locked or written, so duplicates cost a
- *       read, not a commit to disk.
- *   <li>Otherwise claim the key with {@code INSERT ... ON CONFLICT DO UPDATE}, taking over an existing row only when its
- *       retention has passed (S-IK-10). PostgreSQL serialises concurrent claims of one key on its primary key: a
- *       waiter sees the first claim once it commits, or inserts itself when it rolls back (S-IK-7). Nobody gets a
- *       unique-constraint error.
+ *   <li>Claim the key with {@code INSERT ... ON CONFLICT DO NOTHING}. A new key is claimed; an existing row is left
+ *       untouched and unlocked, so a duplicate writes nothing and commits nothing to disk. PostgreSQL serialises
+ *       concurrent claims of one key on its primary key: a waiter finds the first claim once it commits, or claims
+ *       the key itself when it rolls back (S-IK-7). Nobody gets a unique-constraint error.
  *   <li>Insert the run only if the key was claimed, with {@code ON CONFLICT DO NOTHING} against the partial unique
  *       index of active singleton owners (S-SK-4). Its creation event is the row itself (S-RL-2; see
  *       {@link RunReads#events}).
- *    * </ol>
+ *   <li>Only if the key was not claimed, read its current owner (active, or retained and not yet expired: S-IK-2,
+ *       S-IK-3, S-IK-10): that owner is the answer (S-SK-3: before any singleton check).
+ * </ol>
  *
- * <p>An empty answer has two rare causes, told apart by one compensating statement: the owner committed while the
- * statement waited, so the snapshot cannot see it (a fresh read finds it), or the key was claimed but a singleton
- * owner refused the run (the claim is deleted again; the caller gets {@link Admission.SingletonHeld}). Runs with
- * both keys are therefore admitted inside a transaction, joining the caller's one if active (S-TR-3), so that the
- * claim and its compensation commit together. If an owner vanishes between statements the admission is retried.
+ * <p>An empty answer has three rare causes, told apart by one compensating statement: the owner committed while the
+ * statement waited, so the snapshot cannot see it (a fresh read finds it); the key was claimed but a singleton owner
+ * refused the run (the claim is deleted again; the caller gets {@link Admission.SingletonHeld}); or the key's row
+ * belongs to an owner whose retention has passed. The next try then uses the take-over statement: it reads the owner
+ * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
+ * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
+ * update it, which would make every duplicate a write. Runs with both keys are admitted inside a transaction,
+ * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together. If an owner
+ * vanishes between statements the admission is retried.
  */
 public final class RunAdmissions {
 
@@ -82,6 +85,28 @@ public final class RunAdmissions {
 
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY =
             """
+            WITH claimed_key AS (
+                INSERT INTO {schema}.idempotency_keys (environment, task_id, idempotency_key, run_id)
+                VALUES (:environment, :taskId, :idempotencyKey, :id)
+                ON CONFLICT (environment, task_id, idempotency_key) DO NOTHING
+                RETURNING run_id
+            ), inserted_run AS (
+            """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
+                    + """
+            ), current_owner AS (
+                SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
+                WHERE NOT EXISTS (SELECT FROM claimed_key)
+                  AND k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                  AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            )
+            """ + CREATED + """
+            UNION ALL
+            SELECT false, current_owner.* FROM current_owner
+            """;
+
+    /** The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed. */
+    private static final String ADMIT_TAKING_OVER_EXPIRED_KEY =
+            """
             WITH current_owner AS (
                 SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
                 WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
@@ -118,6 +143,8 @@ public final class RunAdmissions {
 
     private final String admitWithKey;
 
+    private final String admitTakingOver;
+
     private final String admitWithoutKey;
 
     private final String releaseUnusedClaim;
@@ -130,6 +157,7 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
         this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY);
+        this.admitTakingOver = sql.format(ADMIT_TAKING_OVER_EXPIRED_KEY);
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
         this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
     }
@@ -137,7 +165,11 @@ public final class RunAdmissions {
     /** Admits one run, in the caller's transaction when one is active. */
     public Admission admit(NewRun run) {
         boolean needsTransaction = run.idempotencyKey() != null && run.singletonKey() != null;
-        return retrying(run, () -> needsTransaction ? transactions.execute(status -> admitOnce(run)) : admitOnce(run));
+        return retrying(
+                run,
+                firstTry -> needsTransaction
+                        ? transactions.execute(status -> admitOnce(run, firstTry))
+                        : admitOnce(run, firstTry));
     }
 
     /**
@@ -174,7 +206,7 @@ public final class RunAdmissions {
                     .toList();
             for (int position : unsettled) {
                 NewRun run = batch.get(position);
-                Admission answer = retrying(run, () -> admitOnce(run));
+                Admission answer = retrying(run, firstTry -> admitOnce(run, firstTry));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
@@ -200,9 +232,10 @@ public final class RunAdmissions {
             .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()))
             .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
 
-    private Admission retrying(NewRun run, Supplier<@Nullable Admission> once) {
+    /** Admits with {@code once}, which is told whether it is the first try, until it has an answer. */
+    private Admission retrying(NewRun run, Function<Boolean, @Nullable Admission> once) {
         for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {
-            Admission answer = once.get();
+            Admission answer = once.apply(attempt == 1);
             if (answer != null) {
                 return answer;
             }
@@ -212,8 +245,11 @@ public final class RunAdmissions {
                 "Could not admit a run of task '" + run.taskId() + "': its key owners kept changing");
     }
 
-    /** One admission try; {@code null} when an owner vanished between statements and the caller should try again. */
-    private @Nullable Admission admitOnce(NewRun run) {
+    /**
+     * One admission try; {@code null} when the caller should try again: an owner vanished between statements, or the
+     * key's row belongs to an owner whose retention has passed, which only the take-over statement replaces.
+     */
+    private @Nullable Admission admitOnce(NewRun run, boolean firstTry) {
         MapSqlParameterSource params = parameters(run);
         if (run.idempotencyKey() == null) {
             Optional<Run> created = jdbc.sql(admitWithoutKey)
@@ -222,7 +258,7 @@ public final class RunAdmissions {
                     .optional();
             return created.<Admission>map(Admission.Created::new).orElseGet(() -> singletonHeld(run));
         }
-        List<Admission> answers = jdbc.sql(admitWithKey)
+        List<Admission> answers = jdbc.sql(firstTry ? admitWithKey : admitTakingOver)
                 .paramSource(params)
                 .<Admission>query((rs, rowNum) -> {
                     Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
