@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -268,21 +269,7 @@ public final class RunWorker implements SmartLifecycle {
      * instead of one or two each. A free slot is filled within that time however long the others stay busy.
      */
     private void awaitFreeSlots() {
-        long deadline = System.nanoTime() + CLAIM_COALESCING.toNanos();
-        int all = execution.concurrency();
-        lock.lock();
-        try {
-            long nanos;
-            while (running && slots.availablePermits() < all && (nanos = deadline - System.nanoTime()) > 0) {
-                wakeUp.awaitNanos(nanos);
-            }
-            signalled = false;
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            running = false;
-        } finally {
-            lock.unlock();
-        }
+        awaitUntil(() -> slots.availablePermits() >= execution.concurrency(), CLAIM_COALESCING);
     }
 
     /** Claims into free slots; returns whether every free slot was filled, so more due runs may be waiting. */
@@ -384,10 +371,15 @@ public final class RunWorker implements SmartLifecycle {
     }
 
     private void awaitWakeUp(Duration timeout) {
+        awaitUntil(() -> signalled, timeout);
+    }
+
+    /** Waits for wake-ups until {@code done} holds (checked under the lock), the timeout passes or the worker stops. */
+    private void awaitUntil(BooleanSupplier done, Duration timeout) {
         lock.lock();
         try {
             long nanos = timeout.toNanos();
-            while (!signalled && running && nanos > 0) {
+            while (running && !done.getAsBoolean() && nanos > 0) {
                 nanos = wakeUp.awaitNanos(nanos);
             }
             signalled = false;
