@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
@@ -43,6 +45,20 @@ class BatchCompletionIntegrationTests {
         @Override
         public void run(Payload payload, RunContext context) {
             RAN.incrementAndGet();
+        }
+    }
+
+    /** Runs until the test releases it, so that the worker keeps holding an attempt and sending heartbeats. */
+    @Task(id = "batch.slow")
+    public static class Slow implements TaskHandler<Slow.Payload> {
+
+        public record Payload(int index) {}
+
+        static volatile CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public void run(Payload payload, RunContext context) throws InterruptedException {
+            release.await(60, TimeUnit.SECONDS);
         }
     }
 
@@ -160,9 +176,11 @@ class BatchCompletionIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-EX-15, S-EX-7: a completion that cannot be written is given up; the lease then expires and the run"
-            + " is retried")
+    @DisplayName(
+            "S-EX-15, S-EX-7: a completion that cannot be written is given up; its lease then expires, although the"
+                    + " worker keeps heartbeating another attempt, and the run is retried")
     void unwritableCompletionIsLeftToLeaseExpiry() {
+        Slow.release = new CountDownLatch(1);
         TestRunlane runlane = TestRunlane.withExecution(
                 dataSource,
                 schema,
@@ -173,16 +191,20 @@ class BatchCompletionIntegrationTests {
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200)),
                 EngineListener.NONE,
-                new Quick());
+                new Quick(),
+                new Slow());
         runlane.jdbc()
                 .execute("CREATE FUNCTION " + schema + ".refuse_success() RETURNS trigger LANGUAGE plpgsql AS"
                         + " $$ BEGIN RAISE EXCEPTION 'success refused by the test'; END $$");
         runlane.jdbc()
                 .execute("CREATE TRIGGER refuse_success BEFORE UPDATE ON " + schema + ".runs FOR EACH ROW"
                         + " WHEN (NEW.status = 'SUCCEEDED') EXECUTE FUNCTION " + schema + ".refuse_success()");
+        UUID slowId =
+                runlane.template().trigger("batch.slow", new Slow.Payload(1)).runId();
+        runlane.startWorker().startMaintenance();
+        await().until(() -> runlane.run(slowId).status() == RunStatus.RUNNING);
         UUID runId =
                 runlane.template().trigger("batch.quick", new Quick.Payload(1)).runId();
-        runlane.startWorker().startMaintenance();
         try {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> runlane.template().runs().events(runId).stream()
@@ -194,7 +216,11 @@ class BatchCompletionIntegrationTests {
             assertThat(Quick.RAN.get())
                     .as("the handler ran again after recovery")
                     .isGreaterThanOrEqualTo(2);
+            assertThat(runlane.run(slowId).status())
+                    .as("the other attempt kept its lease all along")
+                    .isEqualTo(RunStatus.RUNNING);
         } finally {
+            Slow.release.countDown();
             runlane.stop();
         }
     }
