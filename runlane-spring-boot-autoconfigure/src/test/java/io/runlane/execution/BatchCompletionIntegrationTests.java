@@ -177,7 +177,7 @@ class BatchCompletionIntegrationTests {
 
     @Test
     @DisplayName(
-            "S-EX-15, S-EX-7: a completion that cannot be written is given up; its lease then expires, although the"
+            "S-EX-15, S-EX-2, S-EX-7: a completion that cannot be written is given up; its lease then expires, although the"
                     + " worker keeps heartbeating another attempt, and the run is retried")
     void unwritableCompletionIsLeftToLeaseExpiry() {
         Slow.release = new CountDownLatch(1);

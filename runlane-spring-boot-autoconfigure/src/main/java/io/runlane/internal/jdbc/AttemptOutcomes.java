@@ -4,6 +4,7 @@ import io.runlane.Run;
 import io.runlane.RunFailure;
 import java.sql.Types;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -21,14 +22,9 @@ public final class AttemptOutcomes {
     private static final String HELD = """
             WHERE id = :id AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')""";
 
-    /** Handler returned: SUCCEEDED, or CANCELLED when cancellation had been requested (S-CA-2). */
+    /** Handler returned: the batch completion's statement for one attempt ({@link BatchCompletions}). */
     private static final String COMPLETE =
-            TransitionSql.transition("""
-            UPDATE {schema}.runs
-            SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
-                finished_at = statement_timestamp(), updated_at = statement_timestamp(),
-                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
-            """ + HELD + "\nRETURNING *", TransitionSql.EVENT_BY_STATUS, "NULL");
+            TransitionSql.transition(BatchCompletions.COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL");
 
     /** S-EX-6: the same run waits again without spending retry budget; a requested cancellation wins. */
     private static final String RELEASE =
@@ -85,7 +81,8 @@ public final class AttemptOutcomes {
     /** The handler returned. Empty when the attempt no longer holds the run. */
     public Optional<Run> completeIfHeld(UUID runId, long token, String worker) {
         return jdbc.sql(complete)
-                .paramSource(held(runId, token, worker))
+                .paramSource(
+                        BatchCompletions.parameters(List.of(new BatchCompletions.HeldAttempt(runId, token)), worker))
                 .query(RunRowMapper.INSTANCE)
                 .optional();
     }

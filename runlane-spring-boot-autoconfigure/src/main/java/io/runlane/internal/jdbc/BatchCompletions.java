@@ -20,15 +20,23 @@ import org.springframework.jdbc.support.SqlArrayValue;
  */
 public final class BatchCompletions {
 
-    private static final String COMPLETE_ALL =
-            TransitionSql.withClause("""
+    /**
+     * The {@code changed} CTE of a completion: the held attempts among {@code :ids} and {@code :tokens} end {@code
+     * SUCCEEDED}, or {@code CANCELLED} when cancellation had been requested (S-CA-2). Also used for one attempt by
+     * {@link AttemptOutcomes#completeIfHeld}.
+     */
+    static final String COMPLETED_RUNS = """
             UPDATE {schema}.runs r
             SET status = CASE WHEN r.status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
                 finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
             FROM unnest(:ids, :tokens) AS held(id, token)
             WHERE r.id = held.id AND r.fencing_token = held.token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-            RETURNING r.*""", TransitionSql.EVENT_BY_STATUS, "NULL") + "SELECT id, status FROM changed";
+            RETURNING r.*""";
+
+    private static final String COMPLETE_ALL =
+            TransitionSql.withClause(COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL")
+                    + "SELECT id, status FROM changed";
 
     /** One attempt whose handler returned, with the fencing token of its claim. */
     public record HeldAttempt(UUID runId, long fencingToken) {}
@@ -47,7 +55,17 @@ public final class BatchCompletions {
      * attempt missing from the answer no longer held its run, and its outcome was refused.
      */
     public Map<UUID, RunStatus> complete(List<HeldAttempt> attempts, String worker) {
-        MapSqlParameterSource params = new MapSqlParameterSource()
+        MapSqlParameterSource params = parameters(attempts, worker);
+        Map<UUID, RunStatus> completed = new HashMap<>();
+        jdbc.sql(statement).paramSource(params).query(rs -> {
+            completed.put(rs.getObject("id", UUID.class), RunStatus.valueOf(rs.getString("status")));
+        });
+        return completed;
+    }
+
+    /** The parameters of {@link #COMPLETED_RUNS} and of the completion's events. */
+    static MapSqlParameterSource parameters(List<HeldAttempt> attempts, String worker) {
+        return new MapSqlParameterSource()
                 .addValue("actor", worker, Types.VARCHAR)
                 .addValue(
                         "ids",
@@ -59,10 +77,5 @@ public final class BatchCompletions {
                         new SqlArrayValue(
                                 "bigint",
                                 attempts.stream().map(HeldAttempt::fencingToken).toArray()));
-        Map<UUID, RunStatus> completed = new HashMap<>();
-        jdbc.sql(statement).paramSource(params).query(rs -> {
-            completed.put(rs.getObject("id", UUID.class), RunStatus.valueOf(rs.getString("status")));
-        });
-        return completed;
     }
 }
