@@ -31,7 +31,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Wires the engine's parts for one {@link DataSource}. The auto-configuration exposes its parts as beans; tests and
  * benchmarks build several engines by hand, one per data source, to act as separate application instances.
  */
-public final class RunlaneEngine {
+public final class RunlaneEngine implements AutoCloseable {
 
     private final RunlaneSettings settings;
 
@@ -58,6 +58,8 @@ public final class RunlaneEngine {
     private final AttemptOutcomes outcomes;
 
     private final BatchCompletions completions;
+
+    private final DueRunNotifier notifier;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -114,6 +116,7 @@ public final class RunlaneEngine {
         this.statistics = new RunStatistics(jdbc, sql, environment);
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        this.notifier = notifier;
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -157,6 +160,16 @@ public final class RunlaneEngine {
                 pruningSettings.batchSize(),
                 pruningSettings.timeBudget(),
                 listener);
+    }
+
+    /**
+     * Stops the engine's own threads that no lifecycle stops (the notifier's sender, S-MO-4); Spring calls it when
+     * the context closes. The worker and the maintenance jobs are lifecycle beans and stop before it.
+     */
+    @Override
+    public void close() {
+        worker.stop();
+        notifier.stop();
     }
 
     public RunlaneSettings settings() {

@@ -20,7 +20,8 @@ import org.springframework.boot.health.contributor.Health;
  * Runlane's health (S-MO-2). It is {@code DOWN} when Runlane's tables cannot be read (the database is unreachable or
  * the schema is missing); when this instance's worker's last poll failed, or its polling thread has not completed a
  * poll for {@code maxPollAge} (it polls at least once per poll interval, even when every slot is busy); and, while
- * the application is running, when the worker or one of the maintenance jobs has stopped. Details give the backlog
+ * the application is running, when the worker or one of the maintenance jobs has stopped; and when one of the
+ * worker's threads is dead and not yet restarted (S-MO-4). Details give the backlog
  * (waiting and due runs), the age of the oldest due run, and the worker's id and in-flight attempts.
  *
  * <p>A stopped job counts only while the application is running, because Spring stops lifecycle beans on shutdown
@@ -123,6 +124,10 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
                 && lastPoll != null
                 && lastPoll.isBefore(Instant.now().minus(maxPollAge))) {
             problems.add("the worker has not polled since " + lastPoll);
+        }
+        List<String> deadThreads = current.deadThreads();
+        if (!deadThreads.isEmpty()) {
+            problems.add("worker threads are dead: " + String.join(", ", deadThreads));
         }
         Throwable failure = current.lastPollFailure();
         if (failure != null) {

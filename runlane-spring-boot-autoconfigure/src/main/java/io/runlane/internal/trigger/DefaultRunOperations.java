@@ -97,7 +97,10 @@ public final class DefaultRunOperations implements RunOperations {
         return events;
     }
 
-    /** Pairs each CLAIMED event with the event that ended its attempt. */
+    /**
+     * Pairs each CLAIMED event with the event that ended its attempt; a claim handed back before its handler
+     * started is no attempt (S-EX-17).
+     */
     @Override
     public List<RunAttempt> attempts(UUID runId) {
         List<RunAttempt> attempts = new ArrayList<>();
@@ -107,6 +110,9 @@ public final class DefaultRunOperations implements RunOperations {
                 claimed = event;
                 attempts.add(new RunAttempt(
                         runId, attempts.size() + 1, event.actor(), event.createdAt(), null, null, null, null));
+            } else if (claimed != null && event.type() == RunEventType.HANDED_BACK) {
+                attempts.remove(attempts.size() - 1);
+                claimed = null;
             } else if (claimed != null && endsAttempt(event.type())) {
                 RunAttempt open = attempts.remove(attempts.size() - 1);
                 attempts.add(new RunAttempt(

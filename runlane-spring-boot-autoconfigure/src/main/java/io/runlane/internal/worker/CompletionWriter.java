@@ -77,6 +77,20 @@ final class CompletionWriter {
         thread.start();
     }
 
+    boolean isAlive() {
+        Thread current = thread;
+        return current != null && current.isAlive();
+    }
+
+    /** Starts a new writing thread if the writer was started and its thread died (S-MO-4); returns whether. */
+    boolean restartIfDead(ThreadFactory threads) {
+        if (thread == null || thread.isAlive()) {
+            return false;
+        }
+        start(threads);
+        return true;
+    }
+
     /** Records, soon, that the attempt's handler returned {@code startedNanos} ago ({@link System#nanoTime}). */
     void submit(AttemptContext context, long startedNanos) {
         waitingRunIds.add(context.runId());
@@ -130,7 +144,12 @@ final class CompletionWriter {
             gather(batch);
             boolean stopping = batch.remove(STOP);
             if (!batch.isEmpty()) {
-                write(batch);
+                try {
+                    write(batch);
+                } catch (Throwable ex) {
+                    // The writer must outlive anything a batch throws; those runs' leases expire and are retried.
+                    logger.error("Recording the completion of " + batch.size() + " run(s) failed", ex);
+                }
             }
             if (stopping) {
                 List<Completion> rest = new ArrayList<>();
