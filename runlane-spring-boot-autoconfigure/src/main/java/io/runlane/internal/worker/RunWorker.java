@@ -65,13 +65,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private final String workerId;
 
-    private final DataSource dataSource;
-
     private final RunlaneSettings settings;
 
     private final ExecutionSettings execution;
-
-    private final TaskRegistry tasks;
 
     private final RunClaims claims;
 
@@ -87,7 +83,7 @@ public final class RunWorker implements SmartLifecycle {
 
     private final QueueRotation rotation;
 
-    private final Heartbeats heartbeat;
+    private final WorkerThreads threads;
 
     private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
 
@@ -106,8 +102,6 @@ public final class RunWorker implements SmartLifecycle {
     private @Nullable Semaphore slots;
 
     private @Nullable ExecutorService executor;
-
-    private final WorkerThreads threads;
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
@@ -128,10 +122,8 @@ public final class RunWorker implements SmartLifecycle {
             DueRunNotifier notifier,
             TransactionTemplate transactions) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
-        this.dataSource = dataSource;
         this.settings = settings;
         this.execution = execution;
-        this.tasks = tasks;
         this.claims = claims;
         this.template = template;
         this.listener = listener;
@@ -143,7 +135,7 @@ public final class RunWorker implements SmartLifecycle {
                 tasks.all().stream().map(TaskDefinition::id).toList(),
                 execution);
         this.completionWriter = new CompletionWriter(completions, workerId, listener);
-        this.heartbeat = new Heartbeats(
+        Heartbeats heartbeat = new Heartbeats(
                 claims,
                 workerId,
                 execution.leaseDuration(),
@@ -310,14 +302,10 @@ public final class RunWorker implements SmartLifecycle {
         inFlight.put(run.run().id(), context);
         try {
             executor.execute(() -> execute(context));
-        } catch (RejectedExecutionException ex) {
-            inFlight.remove(run.run().id(), context);
-            slots.release();
-            handBack(run, "the worker is stopping");
         } catch (Throwable ex) {
             inFlight.remove(run.run().id(), context);
             slots.release();
-            handBack(run, "it could not be started: " + ex);
+            handBack(run, ex instanceof RejectedExecutionException ? "the worker is stopping" : "not started: " + ex);
         }
     }
 
@@ -341,8 +329,8 @@ public final class RunWorker implements SmartLifecycle {
         try {
             while (context != null) {
                 ClaimedRun next = null;
+                started(context);
                 try {
-                    listener.attemptStarted(context.claimed());
                     next = attempts.run(context, workerId, this::claimFollowUp);
                 } catch (Throwable ex) {
                     logger.error(
@@ -360,6 +348,14 @@ public final class RunWorker implements SmartLifecycle {
         } finally {
             slots.release();
             wake();
+        }
+    }
+
+    private void started(AttemptContext context) {
+        try {
+            listener.attemptStarted(context.claimed());
+        } catch (Throwable ex) {
+            logger.warn("Engine listener failed on the start of run " + context.runId(), ex);
         }
     }
 
