@@ -11,9 +11,11 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
+import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.worker.RunWorker;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.sql.Connection;
@@ -31,11 +33,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * The worker under faults: a claim that fails after another claim of the same poll committed, a stop while a claim
@@ -363,6 +368,75 @@ class WorkerFaultIntegrationTests {
                         .status())
                 .isEqualTo(RunStatus.SUCCEEDED);
         assertThat(EXECUTIONS.get(runId)).hasValue(1);
+    }
+
+    @Test
+    @DisplayName("Finding 9 (S-MO-4): a dead completion writer turns health DOWN, is restarted, and its runs complete")
+    void deadCompletionWriterIsReportedAndRestarted() {
+        // Heartbeats, which supervise the threads, are rare here, so the dead writer stays dead long enough to see.
+        TestRunlane rare = TestRunlane.withExecution(
+                dataSource,
+                runlane.schema(),
+                settings -> settings.withQueues(Set.of("default", PAYMENTS)),
+                ExecutionSettings.defaults()
+                        .withWorker(2, Duration.ofMillis(100))
+                        .withLease(Duration.ofSeconds(30), Duration.ofSeconds(5)),
+                EngineListener.NONE,
+                new Quick(),
+                new Payment(),
+                new Held());
+        try {
+            Set<Thread> before = completionWriters();
+            rare.startWorker();
+            Thread writer = await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () -> completionWriters().stream()
+                                    .filter(thread -> !before.contains(thread))
+                                    .toList(),
+                            started -> started.size() == 1)
+                    .get(0);
+            writer.interrupt();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !writer.isAlive());
+
+            RunWorker worker = rare.engine().worker();
+            assertThat(worker.deadThreads()).containsExactly("completion writer");
+            Health down = health(rare);
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails().get("problems").toString()).contains("completion writer");
+
+            UUID runId = rare.template()
+                    .trigger("faults.quick", new Quick.Payload("after"))
+                    .runId();
+            Run run = await().atMost(Duration.ofSeconds(20))
+                    .until(
+                            () -> rare.run(runId),
+                            candidate -> candidate.status().isTerminal());
+            assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(worker.deadThreads()).isEmpty();
+            assertThat(health(rare).getStatus()).isEqualTo(Status.UP);
+        } finally {
+            rare.stop();
+            rare.engine().close();
+        }
+    }
+
+    private static Health health(TestRunlane instance) {
+        return new RunlaneHealthIndicator(
+                        instance.engine().statistics(),
+                        List.copyOf(instance.engine().settings().queues()),
+                        instance.engine().worker(),
+                        null,
+                        null,
+                        Duration.ofMinutes(1),
+                        () -> true)
+                .health();
+    }
+
+    private static Set<Thread> completionWriters() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(thread -> thread.getName().startsWith("runlane-completions-"))
+                .collect(Collectors.toSet());
     }
 
     /** An error no heartbeat expects. */
