@@ -1,0 +1,238 @@
+package io.runlane.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import com.jayway.jsonpath.JsonPath;
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.console.ConsoleTestApplication.Payload;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
+
+/**
+ * The console's JSON API in its default read-only mode, served under a configured path (S-CO-1, S-CO-2): overview,
+ * run listing with filters, lookups and cursor paging, a run's detail with events and attempts, the schedules
+ * placeholder, and writes refused with 403.
+ */
+@SpringBootTest(
+        classes = ConsoleTestApplication.class,
+        properties = {"runlane.console.enabled=true", "runlane.console.path=/ops/runlane/"})
+class ConsoleReadOnlyIntegrationTests {
+
+    private static final String API = "/ops/runlane/api";
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        ConsoleTestApplication.properties(registry, "console_read_only");
+    }
+
+    @Autowired
+    private WebApplicationContext context;
+
+    @Autowired
+    private RunlaneTemplate runlane;
+
+    private MockMvc mvc;
+
+    @BeforeEach
+    void mvc() {
+        mvc = MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    @Test
+    @DisplayName("S-CO-1: runlane.console.path moves the page, its resources and the API")
+    void thePathPropertyMovesTheConsole() throws Exception {
+        mvc.perform(get("/ops/runlane"))
+                .andExpect(status().isFound())
+                .andExpect(header().string("Location", "runlane/"));
+        mvc.perform(get("/ops/runlane/"))
+                .andExpect(status().isOk())
+                .andExpect(content().contentTypeCompatibleWith(MediaType.TEXT_HTML))
+                .andExpect(header().string("Content-Security-Policy", containsString("script-src 'self'")))
+                .andExpect(content().string(containsString("js/app.js")));
+        mvc.perform(get("/ops/runlane/js/app.js")).andExpect(status().isOk());
+        mvc.perform(get("/ops/runlane/console.css")).andExpect(status().isOk());
+        mvc.perform(get("/runlane/")).andExpect(status().isNotFound());
+        mvc.perform(get("/runlane/api/overview")).andExpect(status().isNotFound());
+    }
+
+    @Test
+    void theInfoNamesTheAccessModeTasksQueuesAndStatuses() throws Exception {
+        mvc.perform(get(API + "/console"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.access").value("read-only"))
+                .andExpect(jsonPath("$.environment").value("default"))
+                .andExpect(jsonPath("$.tasks[*].id", hasItem("console.park")))
+                .andExpect(jsonPath("$.queues", hasItem("parked")))
+                .andExpect(jsonPath("$.statuses", hasItem("CANCELLED")));
+    }
+
+    @Test
+    void theOverviewCountsActiveRunsPerQueueAndFinishedRunsOfTheLastHour() throws Exception {
+        runlane.trigger("console.park", Payload.of("overview"));
+        UUID succeeded =
+                runlane.trigger("console.succeed", Payload.of("overview")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(succeeded).orElseThrow().status() == RunStatus.SUCCEEDED);
+
+        String body = mvc.perform(get(API + "/overview"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.access").value("read-only"))
+                .andExpect(jsonPath("$.queues[?(@.name == 'parked')].oldestDueAgeMillis", hasItem(notNullValue())))
+                .andExpect(jsonPath("$.throughput.intervalMinutes").value(5))
+                .andExpect(jsonPath("$.throughput.intervals", hasSize(12)))
+                .andExpect(jsonPath("$.worker.running").value(true))
+                .andExpect(jsonPath("$.schedules.available").value(false))
+                .andExpect(jsonPath("$.schedules.overdue").value(nullValue()))
+                .andReturn()
+                .getResponse()
+                .getContentAsString();
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'parked')].counts.QUEUED"))
+                .singleElement()
+                .satisfies(value -> assertThat(value.longValue()).isPositive());
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'parked')].due"))
+                .singleElement()
+                .satisfies(value -> assertThat(value.longValue()).isPositive());
+        assertThat(JsonPath.<List<Number>>read(body, "$.throughput.intervals[*].succeeded"))
+                .anySatisfy(value -> assertThat(value.longValue()).isPositive());
+    }
+
+    @Test
+    void runsAreFilteredByStatusTaskQueueAndCreationTime() throws Exception {
+        Instant before = Instant.now().minusSeconds(60);
+        UUID parked = runlane.trigger("console.park", Payload.of("filters")).runId();
+
+        mvc.perform(get(API + "/runs").param("status", "QUEUED").param("task", "console.park"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())))
+                .andExpect(jsonPath("$.runs[*].status", everyItem(is("QUEUED"))));
+        mvc.perform(get(API + "/runs").param("queue", "parked").param("createdFrom", before.toString()))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())));
+        mvc.perform(get(API + "/runs").param("status", "SUCCEEDED,FAILED").param("task", "console.park"))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("task", "console.park").param("createdTo", before.toString()))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("status", "NOT_A_STATUS"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("request_invalid"));
+    }
+
+    @Test
+    void cursorPagingReturnsEveryRunOnce() throws Exception {
+        Instant from =
+                runlane.trigger("console.park", Payload.of("page 0")).run().createdAt();
+        for (int i = 1; i < 5; i++) {
+            runlane.trigger("console.park", Payload.of("page " + i));
+        }
+        String first = mvc.perform(get(API + "/runs")
+                        .param("task", "console.park")
+                        .param("createdFrom", from.toString())
+                        .param("limit", "3"))
+                .andExpect(jsonPath("$.runs", hasSize(3)))
+                .andExpect(jsonPath("$.nextCursor").value(notNullValue()))
+                .andReturn()
+                .getResponse()
+                .getContentAsString();
+        String cursor = JsonPath.read(first, "$.nextCursor");
+
+        mvc.perform(get(API + "/runs")
+                        .param("task", "console.park")
+                        .param("createdFrom", from.toString())
+                        .param("limit", "3")
+                        .param("cursor", cursor))
+                .andExpect(jsonPath("$.runs", hasSize(2)))
+                .andExpect(jsonPath("$.nextCursor").value(nullValue()));
+    }
+
+    @Test
+    void runsAreLookedUpByIdempotencyKeyAndById() throws Exception {
+        UUID keyed = runlane.trigger("console.park", new Payload("lookup", "order-42"))
+                .runId();
+
+        mvc.perform(get(API + "/runs").param("idempotencyKey", "order-42"))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(keyed.toString())))
+                .andExpect(jsonPath("$.runs", hasSize(1)));
+        mvc.perform(get(API + "/runs/{id}", keyed))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.idempotencyKey").value("order-42"));
+        mvc.perform(get(API + "/runs/{id}", UUID.randomUUID()))
+                .andExpect(status().isNotFound())
+                .andExpect(jsonPath("$.code").value("run_not_found"));
+        mvc.perform(get(API + "/runs/not-a-uuid")).andExpect(status().isBadRequest());
+    }
+
+    @Test
+    void aRunsDetailHasItsPayloadEventsAttemptsAndFailure() throws Exception {
+        UUID failed = runlane.trigger("console.fail", Payload.of("detail")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        mvc.perform(get(API + "/runs/{id}", failed))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.status").value("FAILED"))
+                .andExpect(jsonPath("$.run.payloadJson.name").value("detail"))
+                .andExpect(jsonPath("$.run.failure.message").value("refused detail"))
+                .andExpect(jsonPath("$.events[0].type").value("CREATED"))
+                .andExpect(jsonPath("$.events[*].type", hasItem("FAILED")))
+                .andExpect(jsonPath("$.attempts", hasSize(1)))
+                .andExpect(jsonPath("$.attempts[0].endedAt").value(notNullValue()))
+                .andExpect(jsonPath("$.actions.retry").value(false))
+                .andExpect(jsonPath("$.actions.rerun").value(false));
+    }
+
+    @Test
+    void theSchedulesPageSaysThereAreNoSchedules() throws Exception {
+        mvc.perform(get(API + "/schedules"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.available").value(false))
+                .andExpect(jsonPath("$.schedules", hasSize(0)))
+                .andExpect(jsonPath("$.note").value(notNullValue()));
+    }
+
+    @Test
+    @DisplayName("S-CO-2: a read-only console refuses every write with 403 and changes nothing")
+    void aReadOnlyConsoleRefusesWrites() throws Exception {
+        UUID parked = runlane.trigger("console.park", Payload.of("read-only")).runId();
+
+        mvc.perform(post(API + "/runs/{id}/cancel", parked)
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"reason\":\"no\"}"))
+                .andExpect(status().isForbidden())
+                .andExpect(jsonPath("$.code").value("console_read_only"));
+        mvc.perform(post(API + "/idempotency-keys/reset")
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"taskId\":\"console.park\",\"key\":\"k\"}"))
+                .andExpect(status().isForbidden());
+
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+    }
+}

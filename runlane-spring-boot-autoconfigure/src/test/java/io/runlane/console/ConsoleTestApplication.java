@@ -1,0 +1,87 @@
+package io.runlane.console;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.NonRetryableException;
+import io.runlane.RunContext;
+import io.runlane.Task;
+import io.runlane.TaskHandler;
+import io.runlane.testsupport.TestDatabase;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * The application the console tests start, with every auto-configuration on the classpath. The worker consumes the
+ * {@code default} queue only, so runs of {@link Park} stay {@code QUEUED} on the {@code parked} queue while {@link
+ * Succeed} and {@link Fail} runs finish.
+ */
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+@Import({ConsoleTestApplication.Succeed.class, ConsoleTestApplication.Fail.class, ConsoleTestApplication.Park.class})
+public class ConsoleTestApplication {
+
+    /** The payload: a name, and an idempotency key when not empty. */
+    public record Payload(String name, String key) {
+
+        public static Payload of(String name) {
+            return new Payload(name, "");
+        }
+    }
+
+    /** Succeeds at once; keyed when the payload has a key. */
+    @Task(id = "console.succeed")
+    static class Succeed implements TaskHandler<Payload> {
+
+        @Override
+        public String idempotencyKey(Payload payload) {
+            return payload.key().isEmpty() ? null : payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
+    /** Fails at once, without retries, with a message that repeats the payload's name. */
+    @Task(id = "console.fail")
+    static class Fail implements TaskHandler<Payload> {
+
+        @Override
+        public String idempotencyKey(Payload payload) {
+            return payload.key().isEmpty() ? null : payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            throw new NonRetryableException("refused " + payload.name());
+        }
+    }
+
+    /** Waits on a queue no worker of the tests consumes; keyed when the payload has a key. */
+    @Task(id = "console.park", queue = "parked")
+    static class Park implements TaskHandler<Payload> {
+
+        @Override
+        public String idempotencyKey(Payload payload) {
+            return payload.key().isEmpty() ? null : payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
+    /** The database, a fresh schema for the calling test class, and the queues above. */
+    public static void properties(DynamicPropertyRegistry registry, String owner) {
+        String schema;
+        try (HikariDataSource admin = TestDatabase.newDataSource(1)) {
+            schema = TestDatabase.freshSchema(admin, owner);
+        }
+        registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
+        registry.add("spring.datasource.hikari.maximum-pool-size", () -> "10");
+        registry.add("runlane.schema.name", () -> schema);
+        registry.add("runlane.queues.parked.concurrency-limit", () -> "1");
+        registry.add("runlane.worker.queues", () -> "default");
+        registry.add("runlane.worker.poll-interval", () -> "200ms");
+        registry.add("runlane.worker.concurrency", () -> "2");
+    }
+}
