@@ -24,9 +24,20 @@ export function formatPrecise(instant) {
 export function formatRelative(instant, now = Date.now()) {
     if (!instant) return '—';
     const millis = new Date(instant).getTime() - now;
-    const text = formatDuration(Math.abs(millis));
     if (Math.abs(millis) < 1000) return 'just now';
+    const text = formatAge(Math.abs(millis));
     return millis < 0 ? `${text} ago` : `in ${text}`;
+}
+
+/** A coarse age: 12 s, 54 min, 3 h 5 min, 2 d 4 h. */
+export function formatAge(millis) {
+    const seconds = Math.floor(millis / 1000);
+    if (seconds < 60) return `${seconds} s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) return `${minutes} min`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 24) return `${hours} h ${minutes % 60} min`;
+    return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 /** 850 ms, 4.2 s, 3 min 12 s, 2 h 5 min, 3 d 4 h */
@@ -47,8 +58,9 @@ export function between(start, end) {
     return new Date(end ?? Date.now()).getTime() - new Date(start).getTime();
 }
 
+/** The end of a run id: ids are UUIDv7, whose first digits are the creation time and alike for close runs. */
 export function shortId(id) {
-    return String(id ?? '').slice(0, 8);
+    return '…' + String(id ?? '').slice(-8);
 }
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,8 +8,9 @@ import {formatClock, formatDuration, formatRelative} from '../format.js';
 export function overviewPage(container) {
     const body = h('div', {class: 'stack'}, h('div', {class: 'loading', text: 'Loading…'}));
     container.append(
-        h('div', {class: 'page-header'},
-            h('div', {}, h('h1', {text: 'Overview'}), h('p', {class: 'subtitle', text: 'Queues, throughput and workers of this environment. Refreshes every 5 seconds.'}))),
+        h('div', {class: 'page-header page-header-inline'},
+            h('h1', {text: 'Overview'}),
+            h('span', {class: 'subtitle', text: 'Queues, throughput and workers of this environment · refreshes every 5 seconds'})),
         body);
     const load = async () => {
         try {
