@@ -58,7 +58,7 @@ class ConsoleActionsIntegrationTests {
 
     @Test
     void cancelEndsAWaitingRunWithTheGivenReason() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("cancel")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("cancel")).runId();
         mvc.perform(get(API + "/runs/{id}", parked))
                 .andExpect(jsonPath("$.actions.cancel").value(true));
 
@@ -73,7 +73,7 @@ class ConsoleActionsIntegrationTests {
     @Test
     @DisplayName("S-CO-2: an action without the console's header is refused (a cross-site form cannot send it)")
     void anActionWithoutTheConsoleHeaderIsRefused() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("no header")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("no header")).runId();
 
         mvc.perform(post(API + "/runs/{id}/cancel", parked)
                         .contentType(MediaType.APPLICATION_JSON)
@@ -91,7 +91,7 @@ class ConsoleActionsIntegrationTests {
 
     @Test
     void retryAndRerunCreateNewRunsFromAFailedOne() throws Exception {
-        UUID failed = runlane.trigger("console.fail", Payload.of("retry")).runId();
+        UUID failed = runlane.trigger("invoices.send", Payload.of("retry")).runId();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
         mvc.perform(get(API + "/runs/{id}", failed))
@@ -110,7 +110,7 @@ class ConsoleActionsIntegrationTests {
 
     @Test
     void refusedActionsAnswerWithTheirCode() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("refused")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("refused")).runId();
 
         action("/runs/{id}/retry", "{}", parked)
                 .andExpect(status().isConflict())
@@ -123,18 +123,18 @@ class ConsoleActionsIntegrationTests {
 
     @Test
     void resetForgetsAFinishedOwnerOfAKey() throws Exception {
-        Run first = runlane.trigger("console.succeed", new Payload("reset", "invoice-7"))
+        Run first = runlane.trigger("orders.confirm", new Payload("reset", "invoice-7"))
                 .run();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> runlane.runs().get(first.id()).orElseThrow().status() == RunStatus.SUCCEEDED);
         mvc.perform(get(API + "/runs/{id}", first.id()))
                 .andExpect(jsonPath("$.actions.resetKey").value(true));
 
-        action("/idempotency-keys/reset", "{\"taskId\":\"console.succeed\",\"key\":\"invoice-7\"}")
+        action("/idempotency-keys/reset", "{\"taskId\":\"orders.confirm\",\"key\":\"invoice-7\"}")
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.reset").value(true));
 
-        assertThat(runlane.trigger("console.succeed", new Payload("reset", "invoice-7"))
+        assertThat(runlane.trigger("orders.confirm", new Payload("reset", "invoice-7"))
                         .created())
                 .isTrue();
     }

@@ -79,7 +79,7 @@ class ConsoleBrowserIntegrationTests {
     void theOverviewShowsQueuesThroughputAndTheWorker() {
         browser.go("#/");
 
-        browser.awaitText(By.cssSelector("#queues tr[data-queue='parked']"), "parked");
+        browser.awaitText(By.cssSelector("#queues tr[data-queue='reports']"), "reports");
         browser.awaitText(By.id("worker"), "Running");
         browser.awaitText(By.id("schedules-summary"), "none");
         assertThat(browser.driver().findElements(By.cssSelector("#throughput .bar-slot")))
@@ -110,7 +110,7 @@ class ConsoleBrowserIntegrationTests {
 
     @Test
     void aRunIsLookedUpByItsKey() {
-        UUID keyed = runlane.trigger("console.park", new Payload("lookup", "invoice-2026-0042"))
+        UUID keyed = runlane.trigger("reports.build", new Payload("lookup", "invoice-2026-0042"))
                 .runId();
         browser.go("#/runs");
 
@@ -125,7 +125,7 @@ class ConsoleBrowserIntegrationTests {
 
     @Test
     void aRunsDetailShowsItsTimelineAttemptsAndPayload() {
-        UUID failed = runlane.trigger("console.fail", new Payload("order 1042", "order-1042"))
+        UUID failed = runlane.trigger("invoices.send", new Payload("order 1042", "order-1042"))
                 .runId();
         awaitStatus(failed, RunStatus.FAILED);
 
@@ -147,7 +147,7 @@ class ConsoleBrowserIntegrationTests {
     @Test
     @DisplayName("S-CO-2: cancelling a run from the page asks for confirmation and shows the new status")
     void aRunIsCancelledFromThePage() {
-        UUID parked = runlane.trigger("console.park", Payload.of("cancel me")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("cancel me")).runId();
         browser.go("#/runs/" + parked);
         browser.awaitText(By.id("run-status"), "Queued");
 
@@ -166,16 +166,16 @@ class ConsoleBrowserIntegrationTests {
     @DisplayName("S-CO-3: a payload, key, failure message and reason that look like markup are shown as text")
     void storedMarkupStaysText() {
         UUID failed =
-                runlane.trigger("console.fail", new Payload(SCRIPT, IMAGE)).runId();
+                runlane.trigger("invoices.send", new Payload(SCRIPT, IMAGE)).runId();
         UUID cancelled =
-                runlane.trigger("console.park", new Payload(IMAGE, SCRIPT)).runId();
+                runlane.trigger("reports.build", new Payload(IMAGE, SCRIPT)).runId();
         runlane.runs().cancel(cancelled, SCRIPT + IMAGE);
         awaitStatus(failed, RunStatus.FAILED);
 
         browser.go("#/runs/" + failed);
         browser.awaitText(By.id("failure"), "refused " + SCRIPT);
         browser.awaitText(By.id("payload"), SCRIPT);
-        assertThat(browser.driver().findElement(By.id("run-task")).getText()).isEqualTo("console.fail");
+        assertThat(browser.driver().findElement(By.id("run-task")).getText()).isEqualTo("invoices.send");
         assertThat(browser.driver().findElement(By.cssSelector(".facts")).getText())
                 .contains(IMAGE);
         assertInert();
@@ -195,7 +195,7 @@ class ConsoleBrowserIntegrationTests {
     @DisplayName("S-CO-1, S-CO-3: steps, signals and a result appear as sections when the detail has them, as text")
     void stepsSignalsAndResultAppearWhenTheDetailHasThem() {
         UUID succeeded =
-                runlane.trigger("console.succeed", Payload.of("with steps")).runId();
+                runlane.trigger("orders.confirm", Payload.of("with steps")).runId();
         awaitStatus(succeeded, RunStatus.SUCCEEDED);
         browser.beforeEveryPage(DETAIL_WITH_STEPS_SIGNALS_AND_RESULT);
 
@@ -259,7 +259,7 @@ class ConsoleBrowserIntegrationTests {
 
     /**
      * Runs for the pages to show: finished runs of each outcome, spread over the last hour so the throughput chart has
-     * history, and runs waiting on the {@code parked} queue.
+     * history, and runs waiting on the {@code reports} queue.
      */
     private void seed() {
         if (seeded) {
@@ -268,18 +268,18 @@ class ConsoleBrowserIntegrationTests {
         seeded = true;
         List<UUID> finished = new java.util.ArrayList<>();
         for (int i = 0; i < 36; i++) {
-            finished.add(runlane.trigger("console.succeed", Payload.of("order " + (1000 + i)))
+            finished.add(runlane.trigger("orders.confirm", Payload.of("order " + (1000 + i)))
                     .runId());
         }
         for (int i = 0; i < 5; i++) {
-            finished.add(runlane.trigger("console.fail", Payload.of("invoice " + (2000 + i)))
+            finished.add(runlane.trigger("invoices.send", Payload.of("invoice " + (2000 + i)))
                     .runId());
         }
         for (int i = 0; i < 7; i++) {
-            runlane.trigger("console.park", new Payload("report " + i, "report-2026-11-" + (10 + i)));
+            runlane.trigger("reports.build", new Payload("report " + i, "report-2026-11-" + (10 + i)));
         }
         UUID withdrawn =
-                runlane.trigger("console.park", Payload.of("withdrawn")).runId();
+                runlane.trigger("reports.build", Payload.of("withdrawn")).runId();
         runlane.runs().cancel(withdrawn, "duplicate request");
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> finished.stream()

@@ -55,9 +55,9 @@ class ConsoleReadOnlyBrowserIntegrationTests {
     @Test
     @DisplayName("S-CO-2: a read-only console shows no action, and the page's own write is refused with 403")
     void aReadOnlyConsoleOffersNoAction() {
-        UUID failed = runlane.trigger("console.fail", new Payload("read-only", "order-7"))
+        UUID failed = runlane.trigger("invoices.send", new Payload("read-only", "order-7"))
                 .runId();
-        UUID parked = runlane.trigger("console.park", Payload.of("read-only")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("read-only")).runId();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
 

@@ -89,23 +89,23 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.access").value("read-only"))
                 .andExpect(jsonPath("$.environment").value("default"))
-                .andExpect(jsonPath("$.tasks[*].id", hasItem("console.park")))
-                .andExpect(jsonPath("$.queues", hasItem("parked")))
+                .andExpect(jsonPath("$.tasks[*].id", hasItem("reports.build")))
+                .andExpect(jsonPath("$.queues", hasItem("reports")))
                 .andExpect(jsonPath("$.statuses", hasItem("CANCELLED")));
     }
 
     @Test
     void theOverviewCountsActiveRunsPerQueueAndFinishedRunsOfTheLastHour() throws Exception {
-        runlane.trigger("console.park", Payload.of("overview"));
+        runlane.trigger("reports.build", Payload.of("overview"));
         UUID succeeded =
-                runlane.trigger("console.succeed", Payload.of("overview")).runId();
+                runlane.trigger("orders.confirm", Payload.of("overview")).runId();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> runlane.runs().get(succeeded).orElseThrow().status() == RunStatus.SUCCEEDED);
 
         String body = mvc.perform(get(API + "/overview"))
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.access").value("read-only"))
-                .andExpect(jsonPath("$.queues[?(@.name == 'parked')].oldestDueAgeMillis", hasItem(notNullValue())))
+                .andExpect(jsonPath("$.queues[?(@.name == 'reports')].oldestDueAgeMillis", hasItem(notNullValue())))
                 .andExpect(jsonPath("$.throughput.intervalMinutes").value(5))
                 .andExpect(jsonPath("$.throughput.intervals", hasSize(12)))
                 .andExpect(jsonPath("$.worker.running").value(true))
@@ -114,10 +114,10 @@ class ConsoleReadOnlyIntegrationTests {
                 .andReturn()
                 .getResponse()
                 .getContentAsString();
-        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'parked')].counts.QUEUED"))
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'reports')].counts.QUEUED"))
                 .singleElement()
                 .satisfies(value -> assertThat(value.longValue()).isPositive());
-        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'parked')].due"))
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'reports')].due"))
                 .singleElement()
                 .satisfies(value -> assertThat(value.longValue()).isPositive());
         assertThat(JsonPath.<List<Number>>read(body, "$.throughput.intervals[*].succeeded"))
@@ -127,17 +127,17 @@ class ConsoleReadOnlyIntegrationTests {
     @Test
     void runsAreFilteredByStatusTaskQueueAndCreationTime() throws Exception {
         Instant before = Instant.now().minusSeconds(60);
-        UUID parked = runlane.trigger("console.park", Payload.of("filters")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("filters")).runId();
 
-        mvc.perform(get(API + "/runs").param("status", "QUEUED").param("task", "console.park"))
+        mvc.perform(get(API + "/runs").param("status", "QUEUED").param("task", "reports.build"))
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())))
                 .andExpect(jsonPath("$.runs[*].status", everyItem(is("QUEUED"))));
-        mvc.perform(get(API + "/runs").param("queue", "parked").param("createdFrom", before.toString()))
+        mvc.perform(get(API + "/runs").param("queue", "reports").param("createdFrom", before.toString()))
                 .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())));
-        mvc.perform(get(API + "/runs").param("status", "SUCCEEDED,FAILED").param("task", "console.park"))
+        mvc.perform(get(API + "/runs").param("status", "SUCCEEDED,FAILED").param("task", "reports.build"))
                 .andExpect(jsonPath("$.runs", hasSize(0)));
-        mvc.perform(get(API + "/runs").param("task", "console.park").param("createdTo", before.toString()))
+        mvc.perform(get(API + "/runs").param("task", "reports.build").param("createdTo", before.toString()))
                 .andExpect(jsonPath("$.runs", hasSize(0)));
         mvc.perform(get(API + "/runs").param("status", "NOT_A_STATUS"))
                 .andExpect(status().isBadRequest())
@@ -147,12 +147,12 @@ class ConsoleReadOnlyIntegrationTests {
     @Test
     void cursorPagingReturnsEveryRunOnce() throws Exception {
         Instant from =
-                runlane.trigger("console.park", Payload.of("page 0")).run().createdAt();
+                runlane.trigger("reports.build", Payload.of("page 0")).run().createdAt();
         for (int i = 1; i < 5; i++) {
-            runlane.trigger("console.park", Payload.of("page " + i));
+            runlane.trigger("reports.build", Payload.of("page " + i));
         }
         String first = mvc.perform(get(API + "/runs")
-                        .param("task", "console.park")
+                        .param("task", "reports.build")
                         .param("createdFrom", from.toString())
                         .param("limit", "3"))
                 .andExpect(jsonPath("$.runs", hasSize(3)))
@@ -163,7 +163,7 @@ class ConsoleReadOnlyIntegrationTests {
         String cursor = JsonPath.read(first, "$.nextCursor");
 
         mvc.perform(get(API + "/runs")
-                        .param("task", "console.park")
+                        .param("task", "reports.build")
                         .param("createdFrom", from.toString())
                         .param("limit", "3")
                         .param("cursor", cursor))
@@ -173,7 +173,7 @@ class ConsoleReadOnlyIntegrationTests {
 
     @Test
     void runsAreLookedUpByIdempotencyKeyAndById() throws Exception {
-        UUID keyed = runlane.trigger("console.park", new Payload("lookup", "order-42"))
+        UUID keyed = runlane.trigger("reports.build", new Payload("lookup", "order-42"))
                 .runId();
 
         mvc.perform(get(API + "/runs").param("idempotencyKey", "order-42"))
@@ -190,7 +190,7 @@ class ConsoleReadOnlyIntegrationTests {
 
     @Test
     void aRunsDetailHasItsPayloadEventsAttemptsAndFailure() throws Exception {
-        UUID failed = runlane.trigger("console.fail", Payload.of("detail")).runId();
+        UUID failed = runlane.trigger("invoices.send", Payload.of("detail")).runId();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
 
@@ -219,7 +219,7 @@ class ConsoleReadOnlyIntegrationTests {
     @Test
     @DisplayName("S-CO-2: a read-only console refuses every write with 403 and changes nothing")
     void aReadOnlyConsoleRefusesWrites() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("read-only")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("read-only")).runId();
 
         mvc.perform(post(API + "/runs/{id}/cancel", parked)
                         .header("X-Runlane-Console", "1")
@@ -230,7 +230,7 @@ class ConsoleReadOnlyIntegrationTests {
         mvc.perform(post(API + "/idempotency-keys/reset")
                         .header("X-Runlane-Console", "1")
                         .contentType(MediaType.APPLICATION_JSON)
-                        .content("{\"taskId\":\"console.park\",\"key\":\"k\"}"))
+                        .content("{\"taskId\":\"reports.build\",\"key\":\"k\"}"))
                 .andExpect(status().isForbidden());
 
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);

@@ -79,7 +79,7 @@ class ConsoleSecurityIntegrationTests {
 
     @Test
     void aSignedInOperatorReadsAndActsWithTheCsrfToken() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("secured")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("secured")).runId();
 
         mvc.perform(get(API + "/overview").with(user("operator"))).andExpect(status().isOk());
         mvc.perform(post(API + "/runs/{id}/cancel", parked)
@@ -95,7 +95,7 @@ class ConsoleSecurityIntegrationTests {
     @Test
     @DisplayName("S-CO-2: without the CSRF token a signed-in operator's action is refused")
     void anActionWithoutTheCsrfTokenIsRefused() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("no token")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("no token")).runId();
 
         mvc.perform(post(API + "/runs/{id}/cancel", parked)
                         .with(user("operator"))
@@ -110,7 +110,7 @@ class ConsoleSecurityIntegrationTests {
     @Test
     @DisplayName("S-CO-2: the page carries the session's CSRF token, and an action sending it succeeds")
     void thePageCarriesTheCsrfTokenItsActionsSend() throws Exception {
-        UUID parked = runlane.trigger("console.park", Payload.of("page token")).runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("page token")).runId();
         MockHttpSession session = new MockHttpSession();
         String page = mvc.perform(get("/runlane/").session(session).with(user("operator")))
                 .andExpect(status().isOk())

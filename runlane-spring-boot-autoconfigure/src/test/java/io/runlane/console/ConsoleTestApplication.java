@@ -13,7 +13,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * The application the console tests start, with every auto-configuration on the classpath. The worker consumes the
- * {@code default} queue only, so runs of {@link Park} stay {@code QUEUED} on the {@code parked} queue while {@link
+ * {@code default} queue only, so runs of {@link Park} stay {@code QUEUED} on the {@code reports} queue while {@link
  * Succeed} and {@link Fail} runs finish.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
@@ -30,7 +30,7 @@ public class ConsoleTestApplication {
     }
 
     /** Succeeds at once; keyed when the payload has a key. */
-    @Task(id = "console.succeed")
+    @Task(id = "orders.confirm")
     static class Succeed implements TaskHandler<Payload> {
 
         @Override
@@ -43,7 +43,7 @@ public class ConsoleTestApplication {
     }
 
     /** Fails at once, without retries, with a message that repeats the payload's name. */
-    @Task(id = "console.fail")
+    @Task(id = "invoices.send")
     static class Fail implements TaskHandler<Payload> {
 
         @Override
@@ -58,7 +58,7 @@ public class ConsoleTestApplication {
     }
 
     /** Waits on a queue no worker of the tests consumes; keyed when the payload has a key. */
-    @Task(id = "console.park", queue = "parked")
+    @Task(id = "reports.build", queue = "reports")
     static class Park implements TaskHandler<Payload> {
 
         @Override
@@ -79,7 +79,7 @@ public class ConsoleTestApplication {
         registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
         registry.add("spring.datasource.hikari.maximum-pool-size", () -> "10");
         registry.add("runlane.schema.name", () -> schema);
-        registry.add("runlane.queues.parked.concurrency-limit", () -> "1");
+        registry.add("runlane.queues.reports.concurrency-limit", () -> "1");
         registry.add("runlane.worker.queues", () -> "default");
         registry.add("runlane.worker.poll-interval", () -> "200ms");
         registry.add("runlane.worker.concurrency", () -> "2");

@@ -9,7 +9,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
@@ -29,7 +28,6 @@ import org.springframework.web.servlet.function.ServerResponse;
 public final class RunlaneConsoleAutoConfiguration {
 
     @Bean
-    @ConditionalOnMissingBean
     ConsoleReads runlaneConsoleReads(
             RunlaneEngine engine,
             RunlaneProperties properties,

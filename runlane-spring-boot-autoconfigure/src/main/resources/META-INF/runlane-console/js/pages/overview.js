@@ -123,7 +123,7 @@ function workerCard(worker) {
         fact('Status', h('span', {class: ['badge', worker.running ? 'status-running' : 'status-cancelled'], text: worker.running ? 'Running' : 'Stopped'})),
         fact('In flight', worker.concurrency ? `${worker.inFlight} of ${worker.concurrency}` : String(worker.inFlight)),
         fact('Last poll', worker.lastPoll ? formatRelative(worker.lastPoll) : 'never'),
-        fact('Worker id', h('code', {class: 'mono', text: worker.id}))));
+        fact('Worker id', h('code', {class: 'mono ellipsis', text: worker.id, title: worker.id}))));
     if (worker.lastPollFailure) {
         card.append(h('div', {class: 'alert alert-error'}, h('strong', {text: 'Last poll failed: '}), worker.lastPollFailure));
     }
