@@ -13,6 +13,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -88,8 +89,27 @@ final class ConsoleBrowser implements AutoCloseable {
         driver.get(baseUrl + route);
     }
 
+    /** Waits for a condition; pages re-render as they refresh, so an element gone stale is looked up again. */
     <T> T await(Function<WebDriver, T> condition) {
-        return new WebDriverWait(driver, Duration.ofSeconds(15)).until(condition);
+        return new WebDriverWait(driver, Duration.ofSeconds(15))
+                .ignoring(StaleElementReferenceException.class)
+                .until(condition);
+    }
+
+    /** Clicks the element, finding it again when a refresh replaced it. */
+    void click(By by) {
+        await(d -> {
+            d.findElement(by).click();
+            return true;
+        });
+    }
+
+    /** Types into the element, finding it again when a refresh replaced it. */
+    void type(By by, String text) {
+        await(d -> {
+            d.findElement(by).sendKeys(text);
+            return true;
+        });
     }
 
     WebElement awaitElement(By by) {
@@ -100,8 +120,14 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     void awaitText(By by, String text) {
-        await(d -> d.findElements(by).stream()
-                .anyMatch(element -> element.getText().contains(text)));
+        new WebDriverWait(driver, Duration.ofSeconds(15))
+                .ignoring(StaleElementReferenceException.class)
+                .withMessage(() -> by + " never showed '" + text + "'; it shows "
+                        + driver.findElements(by).stream()
+                                .map(WebElement::getText)
+                                .toList())
+                .until(d -> d.findElements(by).stream()
+                        .anyMatch(element -> element.getText().contains(text)));
     }
 
     /** Saves what the browser shows as {@code target/console-screenshots/<name>.png}. */

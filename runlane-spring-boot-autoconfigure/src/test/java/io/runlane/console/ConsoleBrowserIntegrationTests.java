@@ -109,13 +109,30 @@ class ConsoleBrowserIntegrationTests {
     }
 
     @Test
+    void runsArePagedWithACursor() {
+        browser.go("#/runs?task=orders.confirm");
+        browser.awaitText(By.cssSelector(".pager"), "Page 1");
+        List<String> first = runIds();
+        assertThat(first).hasSize(25);
+
+        browser.click(By.id("page-older"));
+        browser.awaitText(By.cssSelector(".pager"), "Page 2");
+        List<String> second = runIds();
+        assertThat(second).isNotEmpty().doesNotContainAnyElementsOf(first);
+
+        browser.click(By.id("page-newer"));
+        browser.awaitText(By.cssSelector(".pager"), "Page 1");
+        assertThat(runIds()).isEqualTo(first);
+    }
+
+    @Test
     void aRunIsLookedUpByItsKey() {
         UUID keyed = runlane.trigger("reports.build", new Payload("lookup", "invoice-2026-0042"))
                 .runId();
         browser.go("#/runs");
 
-        browser.awaitElement(By.id("lookup")).sendKeys("invoice-2026-0042");
-        browser.driver().findElement(By.id("find")).click();
+        browser.type(By.id("lookup"), "invoice-2026-0042");
+        browser.click(By.id("find"));
 
         browser.awaitText(By.id("lookup-note"), "idempotency key");
         assertThat(browser.driver().findElements(By.cssSelector("tr.run-row")))
@@ -151,10 +168,10 @@ class ConsoleBrowserIntegrationTests {
         browser.go("#/runs/" + parked);
         browser.awaitText(By.id("run-status"), "Queued");
 
-        browser.awaitElement(By.id("action-cancel")).click();
-        browser.awaitElement(By.id("confirm-reason")).sendKeys("customer withdrew the order");
+        browser.click(By.id("action-cancel"));
+        browser.type(By.id("confirm-reason"), "customer withdrew the order");
         browser.screenshot("cancel-dialog");
-        browser.driver().findElement(By.id("confirm-yes")).click();
+        browser.click(By.id("confirm-yes"));
 
         browser.awaitText(By.id("run-status"), "Cancelled");
         browser.awaitText(By.id("timeline"), "customer withdrew the order");
@@ -243,6 +260,13 @@ class ConsoleBrowserIntegrationTests {
                 return new Response(JSON.stringify(detail), {status: 200, headers: {'Content-Type': 'application/json'}});
             };
             """;
+
+    /** The ids of the listed runs, read in one script so that an auto-refresh cannot replace rows midway. */
+    @SuppressWarnings("unchecked")
+    private List<String> runIds() {
+        return (List<String>) ((org.openqa.selenium.JavascriptExecutor) browser.driver())
+                .executeScript("return [...document.querySelectorAll('tr.run-row')].map(row => row.dataset.runId);");
+    }
 
     private void assertInert() {
         assertThatExceptionOfType(NoAlertPresentException.class)

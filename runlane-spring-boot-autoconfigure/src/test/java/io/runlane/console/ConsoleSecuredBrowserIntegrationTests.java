@@ -71,15 +71,15 @@ class ConsoleSecuredBrowserIntegrationTests {
         UUID parked = runlane.trigger("reports.build", Payload.of("secured")).runId();
 
         browser.go("#/runs/" + parked);
-        browser.awaitElement(By.id("username")).sendKeys("operator");
-        browser.driver().findElement(By.id("password")).sendKeys("secret");
-        browser.driver().findElement(By.cssSelector("button[type='submit']")).click();
+        browser.type(By.id("username"), "operator");
+        browser.type(By.id("password"), "secret");
+        browser.click(By.cssSelector("button[type='submit']"));
         browser.await(d -> d.getCurrentUrl().contains("/runlane/"));
         browser.go("#/runs/" + parked);
         browser.awaitText(By.id("run-status"), "Queued");
 
-        browser.awaitElement(By.id("action-cancel")).click();
-        browser.awaitElement(By.id("confirm-yes")).click();
+        browser.click(By.id("action-cancel"));
+        browser.click(By.id("confirm-yes"));
 
         browser.awaitText(By.id("run-status"), "Cancelled");
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);

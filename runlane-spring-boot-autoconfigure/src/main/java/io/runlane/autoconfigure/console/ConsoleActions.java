@@ -7,6 +7,7 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.servlet.function.HandlerFilterFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -83,7 +84,7 @@ final class ConsoleActions {
     private static <T> T body(ServerRequest request, Class<T> type) throws Exception {
         try {
             return request.body(type);
-        } catch (org.springframework.http.converter.HttpMessageNotReadableException ex) {
+        } catch (HttpMessageNotReadableException ex) {
             throw new ConsoleRequestException("The body is not a JSON object");
         }
     }

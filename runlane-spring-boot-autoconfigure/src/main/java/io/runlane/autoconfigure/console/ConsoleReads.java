@@ -119,15 +119,16 @@ final class ConsoleReads {
     private Throughput throughput(Instant now) {
         long intervalMillis = THROUGHPUT_INTERVAL.toMillis();
         Instant current = Instant.ofEpochMilli(Math.floorDiv(now.toEpochMilli(), intervalMillis) * intervalMillis);
-        Map<Instant, ThroughputInterval> intervals = new TreeMap<>();
         long count = THROUGHPUT_WINDOW.toMillis() / intervalMillis;
-        for (long i = count - 1; i >= 0; i--) {
-            Instant start = current.minus(THROUGHPUT_INTERVAL.multipliedBy(i));
+        Instant first = current.minus(THROUGHPUT_INTERVAL.multipliedBy(count - 1));
+        Map<Instant, ThroughputInterval> intervals = new TreeMap<>();
+        for (long i = 0; i < count; i++) {
+            Instant start = first.plus(THROUGHPUT_INTERVAL.multipliedBy(i));
             intervals.put(start, new ThroughputInterval(start, 0, 0, 0));
         }
         for (FinishedInterval finished :
                 engine.statistics().finishedSince(THROUGHPUT_WINDOW.plus(THROUGHPUT_INTERVAL), THROUGHPUT_INTERVAL)) {
-            if (!finished.start().isBefore(intervals.keySet().iterator().next())) {
+            if (!finished.start().isBefore(first)) {
                 intervals.put(finished.start(), ThroughputInterval.of(finished));
             }
         }

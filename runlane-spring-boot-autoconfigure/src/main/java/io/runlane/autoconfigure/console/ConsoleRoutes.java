@@ -3,6 +3,7 @@ package io.runlane.autoconfigure.console;
 import io.runlane.RunlaneException;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
+import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -47,10 +48,11 @@ final class ConsoleRoutes {
         return RouterFunctions.route()
                 .GET(
                         path,
-                        request -> ServerResponse.status(302)
+                        request -> ServerResponse.status(HttpStatus.FOUND)
                                 .header("Location", lastSegment + "/")
                                 .build())
                 .GET(path + "/", page::index)
+                .GET(path + "/index.html", page::index)
                 .add(reads)
                 .add(writes)
                 .resources(

@@ -85,7 +85,7 @@ async function fetchRuns(filters, cursor) {
             return {runs: null};
         } catch (error) {
             if (!(error instanceof ApiError && error.status === 404)) throw error;
-            return {runs: [], nextCursor: null, matched: 'no run with this id'};
+            return {runs: [], nextCursor: null, matched: 'run id'};
         }
     }
     const byIdempotencyKey = await get('runs', withParam(params, 'idempotencyKey', lookup));
@@ -100,7 +100,7 @@ function withParam(params, name, value) {
 }
 
 function render(results, runs, matched, page, hasNext, previous, next) {
-    const note = matched ? h('div', {class: 'lookup-note', id: 'lookup-note'}, 'Lookup by ', h('strong', {text: matched})) : null;
+    const note = matched ? h('div', {class: 'lookup-note', id: 'lookup-note'}, 'Looked up by ', h('strong', {text: matched})) : null;
     if (runs.length === 0) {
         replace(results, note, h('div', {class: 'empty'}, h('h2', {text: 'No runs'}), h('p', {class: 'muted', text: 'No run matches these filters.'})));
         return;
