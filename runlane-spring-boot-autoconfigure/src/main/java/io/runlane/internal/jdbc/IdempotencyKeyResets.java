@@ -54,7 +54,7 @@ public final class IdempotencyKeyResets {
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("taskId", taskId, Types.VARCHAR)
                 .addValue("idempotencyKey", idempotencyKey, Types.VARCHAR)
-                .addValue("actor", actor, Types.VARCHAR);
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR);
         return jdbc.sql(reset)
                 .paramSource(params)
                 .query((rs, rowNum) -> new Outcome(rs.getBoolean("reset"), rs.getObject("active_owner", UUID.class)))
