@@ -33,7 +33,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * A prune reports runs it skipped because another transaction held them (S-OP-8), and the automatic job does not
- * read the same kept runs again on every tick (S-OP-9).
+ * read the same kept runs again on every tick (S-OP-10).
  */
 class PruneProgressIntegrationTests {
 
@@ -176,7 +176,7 @@ class PruneProgressIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 17, S-OP-9: the job's next tick does not read again the retained runs a tick passed over")
+    @DisplayName("Finding 17, S-OP-10: the job's next tick does not read again the retained runs a tick passed over")
     void jobDoesNotRereadKeptRuns() {
         IntStream.range(0, 5).forEach(i -> finishedRetainedOwner(Duration.ofDays(1)));
         PruningService job = job();
@@ -198,7 +198,7 @@ class PruneProgressIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 17, S-OP-9: the job comes back for a kept run once its retention has passed")
+    @DisplayName("Finding 17, S-OP-10: the job comes back for a kept run once its retention has passed")
     void jobRevisitsAKeptRunOnceItsRetentionPassed() {
         UUID kept = finishedRetainedOwner(Duration.ofSeconds(2));
         PruningService job = job();
@@ -210,7 +210,7 @@ class PruneProgressIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 17, S-OP-8, S-OP-9: the job comes back for a run it skipped because it was locked")
+    @DisplayName("Finding 17, S-OP-8, S-OP-10: the job comes back for a run it skipped because it was locked")
     void jobRevisitsARunItSkippedBecauseLocked() throws Exception {
         UUID older = finishedMail(Duration.ofDays(3));
         UUID newer = finishedMail(Duration.ofDays(2));

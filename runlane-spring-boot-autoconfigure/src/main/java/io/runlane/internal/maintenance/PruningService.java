@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * idempotency retention is still running are kept. Then it reclaims expired ownership rows. Batches skip locked
  * rows, so any number of instances may prune at once.
  *
- * <p>S-OP-9: each status's pass resumes where the previous tick's stopped ({@link Position}), so runs kept for their
+ * <p>S-OP-10: each status's pass resumes where the previous tick's stopped ({@link Position}), so runs kept for their
  * idempotency retention are not read again on every tick. A pass that reached the end starts again from the oldest
  * run only once something behind its cursor may have become prunable: the earliest retention it kept has passed
  * (compared with this instance's clock, so clock skew only delays it), or it skipped runs another transaction held.
