@@ -91,7 +91,7 @@ public final class AttemptOutcomes {
     public Optional<Run> releaseIfHeld(UUID runId, long token, String worker, Duration delay, String reason) {
         MapSqlParameterSource params = held(runId, token, worker)
                 .addValue("delayMs", delay.toMillis(), Types.BIGINT)
-                .addValue("detail", reason, Types.VARCHAR);
+                .addValue("detail", TextSanitizer.storable(reason), Types.VARCHAR);
         return jdbc.sql(release)
                 .paramSource(params)
                 .query(RunRowMapper.INSTANCE)
@@ -127,9 +127,9 @@ public final class AttemptOutcomes {
             String cancelledOutcome) {
         MapSqlParameterSource params = held(runId, token, actor)
                 .addValue("retryDelayMs", retryDelay == null ? null : retryDelay.toMillis(), Types.BIGINT)
-                .addValue("failureCode", failure.code(), Types.VARCHAR)
-                .addValue("failureClass", failure.exceptionClass(), Types.VARCHAR)
-                .addValue("failureMessage", failure.message(), Types.VARCHAR)
+                .addValue("failureCode", TextSanitizer.storable(failure.code()), Types.VARCHAR)
+                .addValue("failureClass", TextSanitizer.storable(failure.exceptionClass()), Types.VARCHAR)
+                .addValue("failureMessage", TextSanitizer.storable(failure.message()), Types.VARCHAR)
                 .addValue("onlyIfExpired", onlyIfExpired, Types.BOOLEAN)
                 .addValue("cancelledOutcome", cancelledOutcome, Types.VARCHAR);
         return jdbc.sql(fail).paramSource(params).query(RunRowMapper.INSTANCE).optional();
@@ -139,6 +139,6 @@ public final class AttemptOutcomes {
         return new MapSqlParameterSource()
                 .addValue("id", runId, Types.OTHER)
                 .addValue("token", token, Types.BIGINT)
-                .addValue("actor", actor, Types.VARCHAR);
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR);
     }
 }

@@ -44,7 +44,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * belongs to an owner whose retention has passed. The next try then uses the take-over statement: it reads the owner
  * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
  * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
- * update it, which would make every duplicate a write. Runs with both keys are admitted inside a transaction,
+ * update it, which would make every duplicate a write. The take-over also replaces an orphaned row, whose run was
+ * deleted by hand (S-IK-13). Runs with both keys are admitted inside a transaction,
  * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together. If an owner
  * vanishes between statements the admission is retried.
  */
@@ -104,19 +105,32 @@ public final class RunAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
-    /** The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed. */
+    /**
+     * The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed
+     * (S-IK-10) or an orphaned row whose run no longer exists (S-IK-13: deleted by hand). {@code orphan} is read from
+     * the statement's snapshot, in which a row's run is always visible with the row (both are written by one
+     * statement); the take-over then replaces the row only if, once locked, it still names that missing run. A
+     * concurrent trigger that took it over first has changed {@code run_id}, so the waiter updates nothing and finds
+     * the new owner on its next try: exactly one run is created. Testing "the run is missing" on the locked row
+     * itself would read the runs table with the old snapshot and let every waiter take the row over again.
+     */
     private static final String ADMIT_TAKING_OVER_EXPIRED_KEY =
             """
             WITH current_owner AS (
                 SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
                 WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
                   AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            ), orphan AS (
+                SELECT k.run_id FROM {schema}.idempotency_keys k
+                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                  AND NOT EXISTS (SELECT FROM {schema}.runs r WHERE r.id = k.run_id)
             ), claimed_key AS (
                 INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
                 SELECT :environment, :taskId, :idempotencyKey, :id WHERE NOT EXISTS (SELECT FROM current_owner)
                 ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
                     SET run_id = excluded.run_id, retained_until = NULL
-                    WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
+                    WHERE (k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp())
+                       OR k.run_id = (SELECT run_id FROM orphan)
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
@@ -247,7 +261,8 @@ public final class RunAdmissions {
 
     /**
      * One admission try; {@code null} when the caller should try again: an owner vanished between statements, or the
-     * key's row belongs to an owner whose retention has passed, which only the take-over statement replaces.
+     * key's row belongs to an owner whose retention has passed or who no longer exists, which only the take-over
+     * statement replaces.
      */
     private @Nullable Admission admitOnce(NewRun run, boolean firstTry) {
         MapSqlParameterSource params = parameters(run);

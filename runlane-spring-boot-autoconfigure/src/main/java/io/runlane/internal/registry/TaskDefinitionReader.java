@@ -58,7 +58,10 @@ public final class TaskDefinitionReader {
                     handlerClass, "maxAttempts must be 0 (the default) or positive, but was " + task.maxAttempts());
         }
         int maxAttempts = task.maxAttempts() == 0 ? settings.defaultMaxAttempts() : task.maxAttempts();
-        Duration backoff = task.backoff().isEmpty() ? null : backoff(handlerClass, task.backoff());
+        Duration backoff = task.backoff().isEmpty() ? null : duration(handlerClass, "backoff", task.backoff());
+        Duration maxBackoff =
+                task.maxBackoff().isEmpty() ? null : duration(handlerClass, "maxBackoff", task.maxBackoff());
+        checkBackoff(handlerClass, backoff, task.backoffMultiplier(), maxBackoff);
         return new TaskDefinition(
                 id,
                 queue,
@@ -69,7 +72,9 @@ public final class TaskDefinitionReader {
                 ttl,
                 maxAttempts,
                 backoff,
-                List.of(task.noRetryFor()));
+                List.of(task.noRetryFor()),
+                task.backoffMultiplier(),
+                maxBackoff);
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
@@ -88,7 +93,31 @@ public final class TaskDefinitionReader {
         }
     }
 
-    private static Duration backoff(Class<?> handlerClass, String value) {
+    /**
+     * S-EX-4: a multiplier is 0 (fixed or configured) or at least 1; a maximum caps an exponential backoff only and
+     * is not shorter than the task's first delay. The configured initial delay is checked against it at run time.
+     */
+    private static void checkBackoff(
+            Class<?> handlerClass, @Nullable Duration backoff, double multiplier, @Nullable Duration maxBackoff) {
+        if (!(multiplier == 0 || multiplier >= 1) || Double.isInfinite(multiplier)) {
+            throw new TaskDeclarationException(
+                    handlerClass,
+                    "backoffMultiplier must be 0 (a fixed backoff) or a finite number of at least 1, but was "
+                            + multiplier);
+        }
+        if (maxBackoff != null && multiplier == 0 && backoff != null) {
+            throw new TaskDeclarationException(
+                    handlerClass,
+                    "maxBackoff '" + maxBackoff + "' needs an exponential backoff, but backoff '" + backoff
+                            + "' is fixed; set backoffMultiplier");
+        }
+        if (maxBackoff != null && backoff != null && maxBackoff.compareTo(backoff) < 0) {
+            throw new TaskDeclarationException(
+                    handlerClass, "maxBackoff " + maxBackoff + " must not be shorter than backoff " + backoff);
+        }
+    }
+
+    private static Duration duration(Class<?> handlerClass, String attribute, String value) {
         @Nullable Duration parsed;
         try {
             parsed = DurationFormatterUtils.parse(value, DurationFormat.Style.SIMPLE);
@@ -97,7 +126,7 @@ public final class TaskDefinitionReader {
         }
         if (parsed == null || parsed.isNegative() || parsed.isZero()) {
             throw new TaskDeclarationException(
-                    handlerClass, "backoff must be a positive duration such as '10s', but was '" + value + "'");
+                    handlerClass, attribute + " must be a positive duration such as '10s', but was '" + value + "'");
         }
         return parsed;
     }
