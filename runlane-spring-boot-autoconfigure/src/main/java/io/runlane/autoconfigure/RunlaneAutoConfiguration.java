@@ -135,10 +135,7 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TaskRegistry runlaneTaskRegistry(ListableBeanFactory beanFactory, RunlaneSettings settings) {
-        TaskDefinitionReader reader = new TaskDefinitionReader(settings);
-        return new TaskRegistry(beanFactory.getBeansWithAnnotation(Task.class).values().stream()
-                .map(reader::read)
-                .toList());
+        return TaskBeans.registry(beanFactory, new TaskDefinitionReader(settings));
     }
 
     @Bean
