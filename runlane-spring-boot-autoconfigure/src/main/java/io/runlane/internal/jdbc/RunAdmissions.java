@@ -45,7 +45,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
  * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
  * update it, which would make every duplicate a write. Runs with both keys are admitted inside a transaction,
- * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together. If an owner
+ * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together; so is any keyed
+ * run when the sessions' default isolation is not {@code READ COMMITTED} ({@link ReadCommitted}). If an owner
  * vanishes between statements the admission is retried.
  */
 public final class RunAdmissions {
@@ -135,6 +136,8 @@ public final class RunAdmissions {
 
     private final TransactionTemplate transactions;
 
+    private final ReadCommitted readCommitted;
+
     private final RunReads reads;
 
     private final BatchAdmissions batches;
@@ -152,7 +155,8 @@ public final class RunAdmissions {
     public RunAdmissions(
             JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommitted.of(transactions);
+        this.readCommitted = new ReadCommitted(jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
@@ -164,7 +168,9 @@ public final class RunAdmissions {
 
     /** Admits one run, in the caller's transaction when one is active. */
     public Admission admit(NewRun run) {
-        boolean needsTransaction = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
+        boolean needsTransaction = bothKeys || (anyKey && !readCommitted.isSessionDefault());
         return retrying(
                 run,
                 firstTry -> needsTransaction

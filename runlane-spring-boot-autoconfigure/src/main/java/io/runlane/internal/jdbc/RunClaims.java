@@ -126,7 +126,7 @@ public final class RunClaims {
 
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommitted.of(transactions);
         this.environment = environment;
         this.schema = sql.schema();
         this.claim = sql.format(CLAIM);
