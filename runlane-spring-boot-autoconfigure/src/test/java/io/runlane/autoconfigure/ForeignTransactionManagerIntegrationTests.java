@@ -181,7 +181,7 @@ class ForeignTransactionManagerIntegrationTests {
     }
 
     /** Does nothing for JDBC, as a Kafka or JMS transaction manager does. */
-    static final class NonJdbcTransactionManager extends AbstractPlatformTransactionManager {
+    static class NonJdbcTransactionManager extends AbstractPlatformTransactionManager {
 
         @Override
         protected Object doGetTransaction() {
