@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -173,9 +174,8 @@ public final class RunAdmissions {
         boolean needsTransaction = bothKeys || (anyKey && !readCommitted.isSessionDefault());
         return retrying(
                 run,
-                firstTry -> needsTransaction
-                        ? transactions.execute(status -> admitOnce(run, firstTry))
-                        : admitOnce(run, firstTry));
+                firstTry ->
+                        needsTransaction ? inTransaction(() -> admitOnce(run, firstTry)) : admitOnce(run, firstTry));
     }
 
     /**
@@ -202,7 +202,7 @@ public final class RunAdmissions {
                 distinct.add(i);
             }
         }
-        return transactions.execute(status -> {
+        return inTransaction(() -> {
             List<NewRun> batch = distinct.stream().map(runs::get).toList();
             List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
             List<Integer> unsettled = IntStream.range(0, batch.size())
@@ -232,6 +232,32 @@ public final class RunAdmissions {
             }
             return answers;
         });
+    }
+
+    /**
+     * Runs {@code work} in a transaction (the caller's one when active). When the work fails and the rollback fails
+     * too, as both do when the connection is cut, the work's failure is thrown, with the rollback's as suppressed:
+     * {@link TransactionTemplate} would throw the rollback's failure, which only says the connection is closed.
+     */
+    private <T> T inTransaction(Supplier<T> work) {
+        RuntimeException[] failure = new RuntimeException[1];
+        try {
+            return transactions.execute(status -> {
+                try {
+                    return work.get();
+                } catch (RuntimeException ex) {
+                    failure[0] = ex;
+                    throw ex;
+                }
+            });
+        } catch (RuntimeException ex) {
+            RuntimeException original = failure[0];
+            if (original == null || original == ex) {
+                throw ex;
+            }
+            original.addSuppressed(ex);
+            throw original;
+        }
     }
 
     private static final Comparator<NewRun> LOCK_ORDER = Comparator.comparing(NewRun::taskId)
