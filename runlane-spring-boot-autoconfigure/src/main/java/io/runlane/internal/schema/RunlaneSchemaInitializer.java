@@ -108,8 +108,12 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                         .execute());
     }
 
-    /** Waits for the schema's session-level advisory lock; it outlives the update's own commits. */
+    /**
+     * Waits for the schema's session-level advisory lock; it outlives the update's own commits. Auto-commit, so that
+     * {@code CREATE SCHEMA} commits at once even from a pool configured without it.
+     */
     private void lockSchema(Connection connection) throws SQLException {
+        connection.setAutoCommit(true);
         try (Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(" + lockKey() + ")");
         }
