@@ -47,7 +47,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
  * update it, which would make every duplicate a write. Runs with both keys are admitted inside a transaction,
  * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together; so is any keyed
- * run when the sessions' default isolation is not {@code READ COMMITTED} ({@link ReadCommitted}). If an owner
+ * run when the sessions' default isolation is not {@code READ COMMITTED} ({@link ReadCommittedTransactions}). If an owner
  * vanishes between statements the admission is retried.
  */
 public final class RunAdmissions {
@@ -135,9 +135,7 @@ public final class RunAdmissions {
 
     private final JdbcClient jdbc;
 
-    private final TransactionTemplate transactions;
-
-    private final ReadCommitted readCommitted;
+    private final ReadCommittedTransactions transactions;
 
     private final RunReads reads;
 
@@ -156,8 +154,7 @@ public final class RunAdmissions {
     public RunAdmissions(
             JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = ReadCommitted.of(transactions);
-        this.readCommitted = new ReadCommitted(jdbc);
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
@@ -171,7 +168,7 @@ public final class RunAdmissions {
     public Admission admit(NewRun run) {
         boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
-        boolean needsTransaction = bothKeys || (anyKey && !readCommitted.isSessionDefault());
+        boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
                 firstTry ->
