@@ -5,6 +5,7 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.ReadCommittedTransactions;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunListing;
@@ -106,7 +107,7 @@ public final class RunlaneEngine implements AutoCloseable {
             PayloadCodec payloads,
             EngineListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
-        TransactionTemplate transactions = new TransactionTemplate(transactionManager);
+        TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;

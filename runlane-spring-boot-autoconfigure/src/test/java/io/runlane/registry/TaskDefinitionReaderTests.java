@@ -15,6 +15,7 @@ import io.runlane.internal.registry.TaskDefinitionReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,35 @@ class TaskDefinitionReaderTests {
         assertThat(definition.handlerClass()).isEqualTo(PlainTask.class);
         assertThat(definition.payloadClass()).isEqualTo(PlainTask.Payload.class);
         assertThat(definition.handler()).isSameAs(proxy);
+    }
+
+    @Test
+    @DisplayName("Finding 1: a task read from its bean class looks its handler up only when a run first needs it")
+    void handlerClassIsReadWithoutCreatingTheHandler() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        PlainTask handler = new PlainTask();
+
+        TaskDefinition definition = reader.read(PlainTask.class, () -> {
+            lookups.incrementAndGet();
+            return handler;
+        });
+
+        assertThat(definition.id()).isEqualTo("reader.plain");
+        assertThat(definition.payloadClass()).isEqualTo(PlainTask.Payload.class);
+        assertThat(lookups).as("not looked up while reading").hasValue(0);
+        definition.handler().run(new PlainTask.Payload("x"), null);
+        definition.handler().idempotencyKey(new PlainTask.Payload("y"));
+        assertThat(lookups).as("looked up once, on first use").hasValue(1);
+    }
+
+    @Test
+    void handlerClassThatIsNoTaskHandlerFailsWithoutBeingLookedUp() {
+        assertThatExceptionOfType(TaskDeclarationException.class)
+                .isThrownBy(() -> reader.read(NotAHandler.class, () -> {
+                    throw new AssertionError("looked up");
+                }))
+                .withMessageContaining(NotAHandler.class.getName())
+                .withMessageContaining("does not implement TaskHandler");
     }
 
     static Stream<Arguments> badDeclarations() {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -45,8 +46,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
  * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
  * update it, which would make every duplicate a write. The take-over also replaces an orphaned row, whose run was
- * deleted by hand (S-IK-13). Runs with both keys are admitted inside a transaction,
- * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together. If an owner
+ * deleted by hand (S-IK-13). Runs with both keys are admitted inside a transaction, joining the caller's one if
+ * active (S-TR-3), so that a claim and its compensation commit together; so is any keyed run when the sessions'
+ * default isolation is not {@code READ COMMITTED} ({@link ReadCommittedTransactions}). If an owner
  * vanishes between statements the admission is retried.
  */
 public final class RunAdmissions {
@@ -147,7 +149,7 @@ public final class RunAdmissions {
 
     private final JdbcClient jdbc;
 
-    private final TransactionTemplate transactions;
+    private final ReadCommittedTransactions transactions;
 
     private final RunReads reads;
 
@@ -166,7 +168,7 @@ public final class RunAdmissions {
     public RunAdmissions(
             JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
@@ -178,12 +180,13 @@ public final class RunAdmissions {
 
     /** Admits one run, in the caller's transaction when one is active. */
     public Admission admit(NewRun run) {
-        boolean needsTransaction = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
+        boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
-                firstTry -> needsTransaction
-                        ? transactions.execute(status -> admitOnce(run, firstTry))
-                        : admitOnce(run, firstTry));
+                firstTry ->
+                        needsTransaction ? inTransaction(() -> admitOnce(run, firstTry)) : admitOnce(run, firstTry));
     }
 
     /**
@@ -210,7 +213,7 @@ public final class RunAdmissions {
                 distinct.add(i);
             }
         }
-        return transactions.execute(status -> {
+        return inTransaction(() -> {
             List<NewRun> batch = distinct.stream().map(runs::get).toList();
             List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
             List<Integer> unsettled = IntStream.range(0, batch.size())
@@ -240,6 +243,32 @@ public final class RunAdmissions {
             }
             return answers;
         });
+    }
+
+    /**
+     * Runs {@code work} in a transaction (the caller's one when active). When the work fails and the rollback fails
+     * too, as both do when the connection is cut, the work's failure is thrown, with the rollback's as suppressed:
+     * {@link TransactionTemplate} would throw the rollback's failure, which only says the connection is closed.
+     */
+    private <T> T inTransaction(Supplier<T> work) {
+        RuntimeException[] failure = new RuntimeException[1];
+        try {
+            return transactions.execute(status -> {
+                try {
+                    return work.get();
+                } catch (RuntimeException ex) {
+                    failure[0] = ex;
+                    throw ex;
+                }
+            });
+        } catch (RuntimeException ex) {
+            RuntimeException original = failure[0];
+            if (original == null || original == ex) {
+                throw ex;
+            }
+            original.addSuppressed(ex);
+            throw original;
+        }
     }
 
     private static final Comparator<NewRun> LOCK_ORDER = Comparator.comparing(NewRun::taskId)

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param id the task id
  * @param queue the queue
- * @param handler the handler bean
+ * @param handler the handler bean, or a stand-in that looks it up on first use (see
+ *     {@link TaskDefinitionReader#read(Class, java.util.function.Supplier)})
  * @param handlerClass the user class of the handler (not a proxy)
  * @param payloadClass the raw payload class
  * @param payloadType the full generic payload type, for JSON mapping

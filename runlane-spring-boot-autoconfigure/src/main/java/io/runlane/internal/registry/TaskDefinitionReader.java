@@ -7,6 +7,7 @@ import io.runlane.TaskHandler;
 import io.runlane.internal.RunlaneSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.ResolvableType;
@@ -15,7 +16,7 @@ import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
- * Turns a {@code @Task} bean into a {@link TaskDefinition}, checking every attribute so that a bad declaration
+ * Turns a {@code @Task} bean or bean class into a {@link TaskDefinition}, checking every attribute so that a bad declaration
  * fails start-up with a message naming the class (S-ID-2, S-QC-1) instead of failing its first trigger.
  */
 public final class TaskDefinitionReader {
@@ -26,13 +27,32 @@ public final class TaskDefinitionReader {
         this.settings = settings;
     }
 
+    /** Reads a handler instance's declaration; the definition runs that instance. */
     @SuppressWarnings("unchecked")
     public TaskDefinition read(Object bean) {
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
-        if (!(bean instanceof TaskHandler<?> handler)) {
+        requireHandler(handlerClass, bean instanceof TaskHandler<?>);
+        return read(handlerClass, (TaskHandler<Object>) bean);
+    }
+
+    /**
+     * Reads the declaration of a handler class without instantiating it; the definition looks the handler up with
+     * {@code lookup} when a run first needs it. Every attribute is still checked now, so a bad declaration fails
+     * start-up.
+     */
+    public TaskDefinition read(Class<?> handlerClass, Supplier<?> lookup) {
+        requireHandler(handlerClass, TaskHandler.class.isAssignableFrom(handlerClass));
+        return read(handlerClass, new LazyTaskHandler(lookup));
+    }
+
+    private static void requireHandler(Class<?> handlerClass, boolean implementsTaskHandler) {
+        if (!implementsTaskHandler) {
             throw new TaskDeclarationException(
                     handlerClass, "is annotated with @Task but does not implement TaskHandler");
         }
+    }
+
+    private TaskDefinition read(Class<?> handlerClass, TaskHandler<Object> handler) {
         Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
         if (task == null) {
             throw new TaskDeclarationException(handlerClass, "has no @Task annotation");
@@ -65,7 +85,7 @@ public final class TaskDefinitionReader {
         return new TaskDefinition(
                 id,
                 queue,
-                (TaskHandler<Object>) handler,
+                handler,
                 handlerClass,
                 payloadClass,
                 payload.getType(),
