@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the attempt budget
  * @param backoff a fixed retry backoff, or {@code null} for the configured exponential backoff
  * @param noRetryFor exception types that fail the run at once
+ * @param timeout how long one attempt may run, or {@code null} for the configured default (S-EX-21)
  */
 public record TaskDefinition(
         String id,
@@ -32,4 +33,5 @@ public record TaskDefinition(
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
         int maxAttempts,
         @Nullable Duration backoff,
-        List<Class<? extends Throwable>> noRetryFor) {}
+        List<Class<? extends Throwable>> noRetryFor,
+        @Nullable Duration timeout) {}

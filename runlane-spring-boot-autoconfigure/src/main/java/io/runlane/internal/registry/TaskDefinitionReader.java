@@ -58,7 +58,8 @@ public final class TaskDefinitionReader {
                     handlerClass, "maxAttempts must be 0 (the default) or positive, but was " + task.maxAttempts());
         }
         int maxAttempts = task.maxAttempts() == 0 ? settings.defaultMaxAttempts() : task.maxAttempts();
-        Duration backoff = task.backoff().isEmpty() ? null : backoff(handlerClass, task.backoff());
+        Duration backoff = task.backoff().isEmpty() ? null : positive(handlerClass, "backoff", task.backoff());
+        Duration timeout = task.timeout().isEmpty() ? null : positive(handlerClass, "timeout", task.timeout());
         return new TaskDefinition(
                 id,
                 queue,
@@ -69,7 +70,8 @@ public final class TaskDefinitionReader {
                 ttl,
                 maxAttempts,
                 backoff,
-                List.of(task.noRetryFor()));
+                List.of(task.noRetryFor()),
+                timeout);
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
@@ -88,7 +90,7 @@ public final class TaskDefinitionReader {
         }
     }
 
-    private static Duration backoff(Class<?> handlerClass, String value) {
+    private static Duration positive(Class<?> handlerClass, String attribute, String value) {
         @Nullable Duration parsed;
         try {
             parsed = DurationFormatterUtils.parse(value, DurationFormat.Style.SIMPLE);
@@ -97,7 +99,7 @@ public final class TaskDefinitionReader {
         }
         if (parsed == null || parsed.isNegative() || parsed.isZero()) {
             throw new TaskDeclarationException(
-                    handlerClass, "backoff must be a positive duration such as '10s', but was '" + value + "'");
+                    handlerClass, attribute + " must be a positive duration such as '10s', but was '" + value + "'");
         }
         return parsed;
     }

@@ -5,9 +5,11 @@ import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.BatchCompletions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -28,9 +30,9 @@ import org.jspecify.annotations.Nullable;
  * serve many runs instead of one each, and claiming the next runs never waits for a completion's round trip.
  *
  * <p>Until its batch is written a run stays {@code RUNNING} under this worker's lease, so it still counts against
- * concurrency limits (S-QC-2) and heartbeats keep extending its lease. A completion the writer could not record
- * (the database was unreachable for every retry) is logged and left to lease expiry, which retries the run
- * (S-EX-7), exactly as if the worker had died. At most {@value #MAX_WAITING} completions wait; a slot that would
+ * concurrency limits (S-QC-2) and heartbeats keep extending its lease. A completion the database does not take is
+ * written again until it does ({@link OutcomeRetries}, S-EX-20), so a database blip never runs a successful handler
+ * twice; only a worker stopping past its shutdown timeout abandons it to lease expiry (S-EX-7). At most {@value #MAX_WAITING} completions wait; a slot that would
  * exceed that waits for the writer, so a slow database slows claiming instead of filling memory.
  */
 final class CompletionWriter {
@@ -45,10 +47,6 @@ final class CompletionWriter {
 
     private static final Duration GATHERING = Duration.ofMillis(1);
 
-    private static final int ATTEMPTS_PER_BATCH = 5;
-
-    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
-
     private record Completion(AttemptContext context, long startedNanos, long endedNanos) {}
 
     private static final Completion STOP = new Completion(null, 0, 0);
@@ -59,6 +57,8 @@ final class CompletionWriter {
 
     private final EngineListener listener;
 
+    private final OutcomeRetries retries;
+
     private final BlockingQueue<Completion> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
 
     /** Runs whose completion was submitted and is not yet written or given up: their leases are still held. */
@@ -66,8 +66,9 @@ final class CompletionWriter {
 
     private @Nullable Thread thread;
 
-    CompletionWriter(BatchCompletions completions, String worker, EngineListener listener) {
+    CompletionWriter(BatchCompletions completions, String worker, EngineListener listener, OutcomeRetries retries) {
         this.completions = completions;
+        this.retries = retries;
         this.worker = worker;
         this.listener = listener;
     }
@@ -88,7 +89,10 @@ final class CompletionWriter {
         return waitingRunIds;
     }
 
-    /** Writes every completion submitted so far, then ends the writer's thread. */
+    /**
+     * Writes every completion submitted so far, then ends the writer's thread. Completions still failing after
+     * {@code timeout} are abandoned to lease expiry.
+     */
     void stop(Duration timeout) {
         if (thread == null) {
             return;
@@ -96,6 +100,10 @@ final class CompletionWriter {
         put(STOP);
         try {
             thread.join(timeout.toMillis());
+            if (thread.isAlive()) {
+                retries.giveUp();
+                thread.join(timeout.toMillis());
+            }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
@@ -170,33 +178,35 @@ final class CompletionWriter {
 
     private void write(List<Completion> batch) {
         try {
-            writeOrGiveUp(batch);
+            writeUntilAnswered(batch);
         } finally {
             batch.forEach(
                     completion -> waitingRunIds.remove(completion.context().runId()));
         }
     }
 
-    private void writeOrGiveUp(List<Completion> batch) {
-        List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
-        for (Completion completion : batch) {
-            attempts.add(new BatchCompletions.HeldAttempt(
-                    completion.context().runId(), completion.context().claimed().fencingToken()));
-        }
-        Map<UUID, RunStatus> completed = null;
-        for (int attempt = 1; completed == null && attempt <= ATTEMPTS_PER_BATCH; attempt++) {
-            try {
-                completed = completions.complete(attempts, worker);
-            } catch (RuntimeException ex) {
-                if (attempt == ATTEMPTS_PER_BATCH) {
-                    logger.error(
-                            "Recording the completion of " + batch.size() + " run(s) failed " + attempt
-                                    + " times; their leases will expire and recovery will retry them",
-                            ex);
+    /**
+     * Writes the batch in one statement; if that fails, writes each completion on its own until the database answers
+     * ({@link OutcomeRetries}), so one run whose completion keeps failing does not hold back the others.
+     */
+    private void writeUntilAnswered(List<Completion> batch) {
+        Map<UUID, RunStatus> completed;
+        try {
+            completed = completions.complete(held(batch), worker);
+        } catch (RuntimeException ex) {
+            logger.warn(
+                    "Recording the completion of " + batch.size() + " run(s) failed; recording them one by one", ex);
+            completed = new HashMap<>();
+            for (Completion completion : batch) {
+                List<Completion> one = List.of(completion);
+                Optional<Map<UUID, RunStatus>> answer = retries.untilAnswered(
+                        "the completion of run " + completion.context().runId(),
+                        () -> completions.complete(held(one), worker),
+                        () -> true);
+                if (answer.isEmpty()) {
                     return;
                 }
-                logger.warn("Recording the completion of " + batch.size() + " run(s) failed; retrying", ex);
-                sleep(RETRY_DELAY.multipliedBy(attempt));
+                completed.putAll(answer.get());
             }
         }
         for (Completion completion : batch) {
@@ -213,11 +223,12 @@ final class CompletionWriter {
         }
     }
 
-    private static void sleep(Duration delay) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(delay.toMillis());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+    private static List<BatchCompletions.HeldAttempt> held(List<Completion> batch) {
+        List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
+        for (Completion completion : batch) {
+            attempts.add(new BatchCompletions.HeldAttempt(
+                    completion.context().runId(), completion.context().claimed().fencingToken()));
         }
+        return attempts;
     }
 }

@@ -76,6 +76,10 @@ public final class RunWorker implements SmartLifecycle {
 
     private final CompletionWriter completionWriter;
 
+    private final OutcomeRetries outcomeRetries = new OutcomeRetries();
+
+    private final AttemptTimeouts timeouts;
+
     private final RunlaneTemplate template;
 
     private final EngineListener listener;
@@ -143,16 +147,12 @@ public final class RunWorker implements SmartLifecycle {
         this.unlimitedQueues = consumedQueues().stream()
                 .filter(queue -> !execution.concurrencyLimits().containsKey(queue))
                 .toList();
-        this.completionWriter = new CompletionWriter(completions, workerId, listener);
+        this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries);
+        RetryPolicy retries = new RetryPolicy(execution);
+        FailureDescriber failures = new FailureDescriber(execution.maxFailureMessageLength());
         this.attempts = new AttemptRunner(
-                tasks,
-                payloads,
-                outcomes,
-                new RetryPolicy(execution),
-                new FailureDescriber(execution.maxFailureMessageLength()),
-                listener,
-                transactions,
-                completionWriter);
+                tasks, payloads, outcomes, retries, failures, listener, transactions, completionWriter, outcomeRetries);
+        this.timeouts = new AttemptTimeouts(tasks, execution, outcomes, retries, failures, listener);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -163,6 +163,11 @@ public final class RunWorker implements SmartLifecycle {
     /** Attempts running now. */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /** Attempts running past their timeout or their cancellation grace (S-EX-21, S-CA-5), described for health. */
+    public List<String> overdueAttempts() {
+        return timeouts.overdue(inFlight.values());
     }
 
     /** When the polling thread last claimed successfully, if ever. */
@@ -217,6 +222,7 @@ public final class RunWorker implements SmartLifecycle {
             if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
+                outcomeRetries.giveUp();
             }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -336,8 +342,12 @@ public final class RunWorker implements SmartLifecycle {
         return next.isEmpty() ? null : next.get(0);
     }
 
-    /** Extends the leases of running attempts and of completions waiting to be written, and nothing else. */
+    /**
+     * Ends attempts past their timeout ({@link AttemptTimeouts}), then extends the leases of running attempts and of
+     * completions waiting to be written, and nothing else.
+     */
     private void heartbeat() {
+        timeouts.enforce(inFlight.values(), workerId);
         Set<UUID> holding = new HashSet<>(inFlight.keySet());
         holding.addAll(completionWriter.waitingRunIds());
         if (holding.isEmpty()) {
