@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.Run;
 import io.runlane.RunContext;
 import io.runlane.RunEvent;
+import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
@@ -22,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -73,6 +75,18 @@ class AttemptTimeoutIntegrationTests {
         }
     }
 
+    /** Has no timeout of its own; blocks until interrupted. */
+    @Task(id = "timeout.default", maxAttempts = 2)
+    public static class UsesTheDefault implements TaskHandler<UsesTheDefault.Payload> {
+
+        public record Payload(int n) {}
+
+        @Override
+        public void run(Payload payload, RunContext context) throws InterruptedException {
+            new CountDownLatch(1).await();
+        }
+    }
+
     @Task(id = "timeout.quick", queue = LIMITED)
     public static class Quick implements TaskHandler<Quick.Payload> {
 
@@ -108,6 +122,22 @@ class AttemptTimeoutIntegrationTests {
                 new Quick());
     }
 
+    private TestRunlane withDefaultTimeout(Duration attemptTimeout) {
+        runlane.stop();
+        runlane = TestRunlane.withExecution(
+                dataSource,
+                runlane.schema(),
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults()
+                        .withWorker(2, Duration.ofMillis(50))
+                        .withLease(Duration.ofSeconds(30), Duration.ofMillis(200))
+                        .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
+                        .withAttemptTimeout(attemptTimeout),
+                EngineListener.NONE,
+                new UsesTheDefault());
+        return runlane;
+    }
+
     @AfterEach
     void stop() {
         Stubborn.release.countDown();
@@ -135,6 +165,26 @@ class AttemptTimeoutIntegrationTests {
         assertThat(runlane.run(runId))
                 .as("the handler's late failure is not recorded")
                 .isEqualTo(failed);
+    }
+
+    @Test
+    @DisplayName("Finding 8, S-EX-21, S-EX-4: runlane.worker.attempt-timeout applies to tasks without their own, and a"
+            + " timed-out attempt is retried by the retry policy")
+    void configuredAttemptTimeoutAppliesAndIsRetried() {
+        TestRunlane configured = withDefaultTimeout(Duration.ofMillis(500));
+        UUID runId = configured
+                .template()
+                .trigger("timeout.default", new UsesTheDefault.Payload(1))
+                .runId();
+        configured.startWorker();
+
+        Run failed = await().atMost(Duration.ofSeconds(15))
+                .until(() -> configured.run(runId), run -> run.status() == RunStatus.FAILED);
+        assertThat(failed.attempts()).as("the first timeout was retried").isEqualTo(2);
+        assertThat(failed.failure().code()).isEqualTo("attempt_timeout");
+        assertThat(configured.template().runs().events(runId))
+                .extracting(RunEvent::type)
+                .contains(RunEventType.RETRY_SCHEDULED);
     }
 
     @Test

@@ -74,6 +74,7 @@ final class CompletionWriter {
     }
 
     void start(ThreadFactory threads) {
+        retries.resume();
         thread = threads.newThread(this::writeUntilStopped);
         thread.start();
     }

@@ -28,7 +28,7 @@ final class OutcomeRetries {
 
     static final Duration MAX_DELAY = Duration.ofSeconds(2);
 
-    private final CountDownLatch givenUp = new CountDownLatch(1);
+    private volatile CountDownLatch givenUp = new CountDownLatch(1);
 
     /**
      * Runs {@code write} until it answers. Returns its answer, or empty when the write was abandoned: {@code
@@ -64,6 +64,13 @@ final class OutcomeRetries {
     /** Ends every wait: pending outcomes are abandoned to lease expiry (the worker stopped past its timeout). */
     void giveUp() {
         givenUp.countDown();
+    }
+
+    /** Retries again, for a worker started again after it stopped. */
+    void resume() {
+        if (givenUp()) {
+            givenUp = new CountDownLatch(1);
+        }
     }
 
     boolean givenUp() {
