@@ -225,6 +225,59 @@ class BatchCompletionIntegrationTests {
         }
     }
 
+    @Test
+    @DisplayName("Finding 6, S-EX-20: a completion the database keeps refusing holds back only its own run")
+    void refusedCompletionHoldsBackOnlyItsOwnRun() {
+        TestRunlane runlane = TestRunlane.withExecution(
+                dataSource,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults()
+                        .withWorker(4, Duration.ofMillis(50))
+                        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
+                        .withRecoveryInterval(Duration.ofMillis(200)),
+                EngineListener.NONE,
+                new Quick(),
+                new Slow());
+        runlane.jdbc().execute("CREATE SEQUENCE " + schema + ".refusals");
+        runlane.jdbc()
+                .execute("CREATE FUNCTION " + schema + ".refuse_first() RETURNS trigger LANGUAGE plpgsql AS"
+                        + " $$ BEGIN PERFORM nextval('" + schema + ".refusals');"
+                        + " RAISE EXCEPTION 'success of the first refused by the test'; END $$");
+        runlane.jdbc()
+                .execute("CREATE TRIGGER refuse_first BEFORE UPDATE ON " + schema + ".runs FOR EACH ROW"
+                        + " WHEN (NEW.status = 'SUCCEEDED' AND NEW.payload ->> 'index' = '0')"
+                        + " EXECUTE FUNCTION " + schema + ".refuse_first()");
+        List<UUID> runIds = IntStream.range(0, 4)
+                .mapToObj(index -> runlane.template()
+                        .trigger("batch.quick", new Quick.Payload(index))
+                        .runId())
+                .toList();
+        runlane.startWorker().startMaintenance();
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runIds.subList(1, 4).stream()
+                            .allMatch(runId -> runlane.run(runId).status() == RunStatus.SUCCEEDED));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.jdbc()
+                                    .queryForObject(
+                                            "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema
+                                                    + ".refusals",
+                                            Long.class)
+                            >= 8);
+            assertThat(runlane.run(runIds.get(0)).status())
+                    .as("the refused run keeps its lease")
+                    .isEqualTo(RunStatus.RUNNING);
+            runlane.jdbc().execute("DROP TRIGGER refuse_first ON " + schema + ".runs");
+
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.run(runIds.get(0)).status() == RunStatus.SUCCEEDED);
+            assertThat(Quick.RAN).as("every handler ran once").hasValue(4);
+        } finally {
+            runlane.stop();
+        }
+    }
+
     private static HeldAttempt held(ClaimedRun claimed) {
         return new HeldAttempt(claimed.run().id(), claimed.fencingToken());
     }

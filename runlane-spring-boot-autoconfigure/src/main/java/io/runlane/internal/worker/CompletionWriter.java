@@ -4,12 +4,12 @@ import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.BatchCompletions;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -32,8 +32,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Until its batch is written a run stays {@code RUNNING} under this worker's lease, so it still counts against
  * concurrency limits (S-QC-2) and heartbeats keep extending its lease. A completion the database does not take is
  * written again until it does ({@link OutcomeRetries}, S-EX-20), so a database blip never runs a successful handler
- * twice; only a worker stopping past its shutdown timeout abandons it to lease expiry (S-EX-7). At most {@value #MAX_WAITING} completions wait; a slot that would
- * exceed that waits for the writer, so a slow database slows claiming instead of filling memory.
+ * twice; only a worker stopping past its shutdown timeout abandons it to lease expiry (S-EX-7). At most {@value
+ * #MAX_WAITING} completions wait; a slot that would exceed that waits for the writer, so a slow database slows
+ * claiming instead of filling memory.
  */
 final class CompletionWriter {
 
@@ -63,6 +64,14 @@ final class CompletionWriter {
 
     /** Runs whose completion was submitted and is not yet written or given up: their leases are still held. */
     private final Set<UUID> waitingRunIds = ConcurrentHashMap.newKeySet();
+
+    /** Completions whose write failed, oldest first; only the writer's thread touches them. */
+    private final Deque<Completion> retrying = new ArrayDeque<>();
+
+    /** Failed writes since the last write that succeeded; the pause before the next retry doubles with it. */
+    private int failures;
+
+    private long nextRetryNanos;
 
     private @Nullable Thread thread;
 
@@ -125,30 +134,47 @@ final class CompletionWriter {
         }
     }
 
+    /**
+     * Takes and writes batches until stopped. Completions whose batch failed wait in {@link #retrying} and are
+     * written one by one once their pause is over, while new batches keep being written meanwhile; on stop, the
+     * writer keeps retrying them until they are answered or the worker gives up.
+     */
     private void writeUntilStopped() {
         List<Completion> batch = new ArrayList<>();
+        boolean stopping = false;
         while (true) {
-            Completion first;
-            try {
-                first = waiting.take();
-            } catch (InterruptedException ex) {
-                return;
-            }
             batch.clear();
-            batch.add(first);
-            gather(batch);
-            boolean stopping = batch.remove(STOP);
+            if (stopping) {
+                if (retrying.isEmpty()) {
+                    return;
+                }
+                if (!retries.await(untilNextRetry())) {
+                    abandonRetrying();
+                    return;
+                }
+            } else {
+                Completion first;
+                try {
+                    first = retrying.isEmpty()
+                            ? waiting.take()
+                            : waiting.poll(untilNextRetry().toNanos(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException ex) {
+                    return;
+                }
+                if (first != null) {
+                    batch.add(first);
+                    gather(batch);
+                    stopping = batch.remove(STOP);
+                    if (stopping) {
+                        waiting.drainTo(batch);
+                        batch.remove(STOP);
+                    }
+                }
+            }
             if (!batch.isEmpty()) {
                 write(batch);
             }
-            if (stopping) {
-                List<Completion> rest = new ArrayList<>();
-                waiting.drainTo(rest);
-                if (!rest.isEmpty()) {
-                    write(rest);
-                }
-                return;
-            }
+            retryDue();
         }
     }
 
@@ -177,41 +203,61 @@ final class CompletionWriter {
         }
     }
 
+    /** Writes the batch in one statement; if that fails, its completions are retried one by one. */
     private void write(List<Completion> batch) {
-        try {
-            writeUntilAnswered(batch);
-        } finally {
-            batch.forEach(
-                    completion -> waitingRunIds.remove(completion.context().runId()));
-        }
-    }
-
-    /**
-     * Writes the batch in one statement; if that fails, writes each completion on its own until the database answers
-     * ({@link OutcomeRetries}), so one run whose completion keeps failing does not hold back the others.
-     */
-    private void writeUntilAnswered(List<Completion> batch) {
         Map<UUID, RunStatus> completed;
         try {
             completed = completions.complete(held(batch), worker);
         } catch (RuntimeException ex) {
-            logger.warn(
-                    "Recording the completion of " + batch.size() + " run(s) failed; recording them one by one", ex);
-            completed = new HashMap<>();
-            for (Completion completion : batch) {
-                List<Completion> one = List.of(completion);
-                Optional<Map<UUID, RunStatus>> answer = retries.untilAnswered(
-                        "the completion of run " + completion.context().runId(),
-                        () -> completions.complete(held(one), worker),
-                        () -> true);
-                if (answer.isEmpty()) {
-                    return;
-                }
-                completed.putAll(answer.get());
+            logger.warn("Recording the completion of " + batch.size() + " run(s) failed; retrying them one by one", ex);
+            retrying.addAll(batch);
+            return;
+        }
+        report(batch, completed);
+    }
+
+    /**
+     * Once the pause after the last failure is over, writes the completions waiting for a retry one by one, each in
+     * its own statement, until one fails: that one moves to the back and the pause doubles ({@link OutcomeRetries}).
+     * One completion that keeps failing therefore holds back only itself, and during an outage each pause costs one
+     * failed statement, not one per completion.
+     */
+    private void retryDue() {
+        if (retrying.isEmpty() || !untilNextRetry().isZero()) {
+            return;
+        }
+        for (int left = retrying.size(); left > 0; left--) {
+            Completion next = retrying.removeFirst();
+            List<Completion> one = List.of(next);
+            try {
+                report(one, completions.complete(held(one), worker));
+            } catch (RuntimeException ex) {
+                retrying.addLast(next);
+                failures++;
+                retries.logFailure("the completion of " + retrying.size() + " run(s)", failures, ex);
+                nextRetryNanos = System.nanoTime() + retries.delay(failures).toNanos();
+                return;
             }
         }
-        for (Completion completion : batch) {
+        failures = 0;
+    }
+
+    private Duration untilNextRetry() {
+        return Duration.ofNanos(Math.max(0, nextRetryNanos - System.nanoTime()));
+    }
+
+    private void abandonRetrying() {
+        logger.error("Recording the completion of " + retrying.size() + " run(s) is abandoned: the worker stopped"
+                + " past its shutdown timeout; lease expiry will recover them");
+        retrying.forEach(completion -> waitingRunIds.remove(completion.context().runId()));
+        retrying.clear();
+    }
+
+    /** Reports the written completions; those missing from {@code completed} were refused (fenced). */
+    private void report(List<Completion> written, Map<UUID, RunStatus> completed) {
+        for (Completion completion : written) {
             AttemptContext context = completion.context();
+            waitingRunIds.remove(context.runId());
             Duration took = Duration.ofNanos(completion.endedNanos() - completion.startedNanos());
             RunStatus status = completed.get(context.runId());
             if (status == null) {

@@ -35,29 +35,52 @@ final class OutcomeRetries {
      * stillHeld} turned false, or the worker {@linkplain #giveUp() gave up}.
      */
     <T> Optional<T> untilAnswered(String what, Supplier<T> write, BooleanSupplier stillHeld) {
-        Duration delay = FIRST_DELAY;
         for (int tries = 1; ; tries++) {
             try {
                 return Optional.of(write.get());
             } catch (RuntimeException ex) {
-                if (givenUp() || !stillHeld.getAsBoolean()) {
-                    logger.error(
-                            "Recording " + what + " failed " + tries + " time(s) and is abandoned (the worker stopped"
-                                    + " or the attempt lost its lease); lease expiry will recover the run",
-                            ex);
+                if (!stillHeld.getAsBoolean()) {
+                    logger.error("Recording " + what + " failed and is abandoned: the attempt lost its lease", ex);
                     return Optional.empty();
                 }
-                if (tries == 1 || tries % 10 == 0) {
-                    logger.warn(
-                            "Recording " + what + " failed " + tries + " time(s); retrying while the lease is"
-                                    + " held",
-                            ex);
-                }
-                if (pause(delay)) {
+                logFailure(what, tries, ex);
+                if (!awaitRetry(tries)) {
+                    logger.error("Recording " + what + " is abandoned: the worker stopped past its shutdown timeout;"
+                            + " lease expiry will recover the run");
                     return Optional.empty();
                 }
-                delay = delay.multipliedBy(2).compareTo(MAX_DELAY) > 0 ? MAX_DELAY : delay.multipliedBy(2);
             }
+        }
+    }
+
+    /** Logs the first failure of a write and every tenth after it, so an outage does not flood the log. */
+    void logFailure(String what, int tries, RuntimeException ex) {
+        if (tries == 1 || tries % 10 == 0) {
+            logger.warn("Recording " + what + " failed " + tries + " time(s); retrying while the lease is held", ex);
+        }
+    }
+
+    /** Waits before retry number {@code tries} + 1; returns {@code false}, at once, when the worker gave up. */
+    boolean awaitRetry(int tries) {
+        return await(delay(tries));
+    }
+
+    /** The pause after {@code tries} failed tries: {@link #FIRST_DELAY}, doubling per try up to {@link #MAX_DELAY}. */
+    Duration delay(int tries) {
+        Duration delay = FIRST_DELAY;
+        for (int i = 1; i < tries && delay.compareTo(MAX_DELAY) < 0; i++) {
+            delay = delay.multipliedBy(2);
+        }
+        return delay.compareTo(MAX_DELAY) > 0 ? MAX_DELAY : delay;
+    }
+
+    /** Waits {@code delay}; returns {@code false}, at once, when the worker gave up. */
+    boolean await(Duration delay) {
+        try {
+            return !givenUp.await(delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -75,15 +98,5 @@ final class OutcomeRetries {
 
     boolean givenUp() {
         return givenUp.getCount() == 0;
-    }
-
-    /** Waits {@code delay}; returns whether the worker gave up meanwhile. */
-    private boolean pause(Duration delay) {
-        try {
-            return givenUp.await(delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return true;
-        }
     }
 }
