@@ -43,7 +43,7 @@ final class AttemptRunner {
     private static final Log logger = LogFactory.getLog(AttemptRunner.class);
 
     /** The code of a run failed because its attempt could not be prepared (S-EX-22). */
-    public static final String ATTEMPT_PREPARATION_FAILED = "attempt_preparation_failed";
+    static final String ATTEMPT_PREPARATION_FAILED = "attempt_preparation_failed";
 
     private final TaskRegistry tasks;
 
