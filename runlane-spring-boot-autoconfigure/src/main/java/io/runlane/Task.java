@@ -54,4 +54,11 @@ public @interface Task {
 
     /** Exception types that fail a run at once instead of being retried. */
     Class<? extends Throwable>[] noRetryFor() default {};
+
+    /**
+     * How long one attempt may run, such as {@code 30s} or {@code 15m}; empty means the configured default ({@code
+     * runlane.worker.attempt-timeout}, none unless set). An attempt running longer fails with code {@code
+     * attempt_timeout}, retried by the task's retry policy, and its thread is interrupted (S-EX-21).
+     */
+    String timeout() default "";
 }

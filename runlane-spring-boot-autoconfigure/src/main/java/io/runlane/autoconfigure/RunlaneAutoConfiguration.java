@@ -110,7 +110,9 @@ public final class RunlaneAutoConfiguration {
                 limits,
                 properties.getFailures().getMaxMessageLength(),
                 properties.getRecovery().getInterval(),
-                properties.getRecovery().getBatchSize());
+                properties.getRecovery().getBatchSize(),
+                worker.getAttemptTimeout(),
+                worker.getCancellationGrace());
     }
 
     @Bean

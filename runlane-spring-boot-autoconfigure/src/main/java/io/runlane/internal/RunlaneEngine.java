@@ -14,6 +14,7 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
@@ -146,14 +147,14 @@ public final class RunlaneEngine implements AutoCloseable {
                 listener,
                 notifier,
                 transactions);
+        ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
-                new ExpiredLeases(jdbc, sql, environment),
-                outcomes,
-                tasks,
-                new RetryPolicy(execution),
-                execution.recoveryBatchSize(),
-                listener);
-        this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
+                expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
+        this.maintenance = new MaintenanceService(
+                leaseRescuer,
+                new CancellationGrace(
+                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),

@@ -49,6 +49,7 @@ class TaskDefinitionReaderTests {
                 .isNull();
         assertThat(definition.maxAttempts()).isEqualTo(5);
         assertThat(definition.backoff()).isNull();
+        assertThat(definition.timeout()).isNull();
         assertThat(definition.noRetryFor()).isEmpty();
     }
 
@@ -62,6 +63,7 @@ class TaskDefinitionReaderTests {
         assertThat(definition.maxAttempts()).isEqualTo(7);
         assertThat(definition.backoff()).isEqualTo(Duration.ofSeconds(10));
         assertThat(definition.noRetryFor()).containsExactly(IllegalStateException.class);
+        assertThat(definition.timeout()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test
@@ -147,6 +149,8 @@ class TaskDefinitionReaderTests {
                 Arguments.of("a backoff that is no duration", new BadBackoffTask(), "backoff"),
                 Arguments.of("a zero backoff", new ZeroBackoffTask(), "backoff"),
                 Arguments.of("a negative backoff", new NegativeBackoffTask(), "backoff"),
+                Arguments.of("a timeout that is no duration (finding 8)", new BadTimeoutTask(), "timeout"),
+                Arguments.of("a zero timeout (finding 8)", new ZeroTimeoutTask(), "timeout must be a positive"),
                 Arguments.of("no TaskHandler", new NotAHandler(), "does not implement TaskHandler"),
                 Arguments.of("a raw TaskHandler", new RawPayloadTask(), "concrete payload type"),
                 Arguments.of(
@@ -193,7 +197,8 @@ class TaskDefinitionReaderTests {
             idempotencyKeyTtl = "7d",
             maxAttempts = 7,
             backoff = "10s",
-            noRetryFor = IllegalStateException.class)
+            noRetryFor = IllegalStateException.class,
+            timeout = "90s")
     public static class FullyDeclaredTask implements TaskHandler<Empty> {
         @Override
         public void run(Empty payload, RunContext context) {}
@@ -296,6 +301,18 @@ class TaskDefinitionReaderTests {
 
     @Task(id = "reader.bad-backoff", backoff = "soon")
     public static class BadBackoffTask implements TaskHandler<Empty> {
+        @Override
+        public void run(Empty payload, RunContext context) {}
+    }
+
+    @Task(id = "reader.bad-timeout", timeout = "forever")
+    public static class BadTimeoutTask implements TaskHandler<Empty> {
+        @Override
+        public void run(Empty payload, RunContext context) {}
+    }
+
+    @Task(id = "reader.zero-timeout", timeout = "0ms")
+    public static class ZeroTimeoutTask implements TaskHandler<Empty> {
         @Override
         public void run(Empty payload, RunContext context) {}
     }

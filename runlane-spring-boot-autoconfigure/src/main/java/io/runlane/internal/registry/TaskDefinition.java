@@ -26,6 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param backoffMultiplier the growth of an exponential backoff (at least 1), or 0 for a fixed {@code backoff} (or
  *     the configured doubling when {@code backoff} is {@code null})
  * @param maxBackoff the cap of the task's exponential backoff, or {@code null} for the configured maximum
+ * @param timeout how long one attempt may run, or {@code null} for the configured default (S-EX-21)
  */
 public record TaskDefinition(
         String id,
@@ -39,7 +40,8 @@ public record TaskDefinition(
         @Nullable Duration backoff,
         List<Class<? extends Throwable>> noRetryFor,
         double backoffMultiplier,
-        @Nullable Duration maxBackoff) {
+        @Nullable Duration maxBackoff,
+        @Nullable Duration timeout) {
 
     /** Whether the task declared a backoff of its own rather than leaving the configured one. */
     public boolean declaresBackoff() {

@@ -82,6 +82,7 @@ public final class TaskDefinitionReader {
         Duration maxBackoff =
                 task.maxBackoff().isEmpty() ? null : duration(handlerClass, "maxBackoff", task.maxBackoff());
         checkBackoff(handlerClass, backoff, task.backoffMultiplier(), maxBackoff);
+        Duration timeout = task.timeout().isEmpty() ? null : duration(handlerClass, "timeout", task.timeout());
         return new TaskDefinition(
                 id,
                 queue,
@@ -94,7 +95,8 @@ public final class TaskDefinitionReader {
                 backoff,
                 List.of(task.noRetryFor()),
                 task.backoffMultiplier(),
-                maxBackoff);
+                maxBackoff,
+                timeout);
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
