@@ -5,6 +5,7 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.ReadCommittedTransactions;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunListing;
@@ -13,6 +14,7 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
@@ -106,7 +108,7 @@ public final class RunlaneEngine implements AutoCloseable {
             PayloadCodec payloads,
             EngineListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
-        TransactionTemplate transactions = new TransactionTemplate(transactionManager);
+        TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;
@@ -145,14 +147,14 @@ public final class RunlaneEngine implements AutoCloseable {
                 listener,
                 notifier,
                 transactions);
+        ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
-                new ExpiredLeases(jdbc, sql, environment),
-                outcomes,
-                tasks,
-                new RetryPolicy(execution),
-                execution.recoveryBatchSize(),
-                listener);
-        this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
+                expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
+        this.maintenance = new MaintenanceService(
+                leaseRescuer,
+                new CancellationGrace(
+                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),

@@ -172,7 +172,7 @@ public final class RunClaims {
 
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.environment = environment;
         this.schema = sql.schema();
         this.claim = sql.format(CLAIM);

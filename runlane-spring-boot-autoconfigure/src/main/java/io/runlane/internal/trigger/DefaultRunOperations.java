@@ -185,10 +185,27 @@ public final class DefaultRunOperations implements RunOperations {
         return admitter.admit(planner.planDerived(
                         tasks.require(source.taskId()),
                         source.payloadJson(),
-                        DefaultRunlaneTemplate.orNone(options),
+                        inheritingPartition(source, DefaultRunlaneTemplate.orNone(options)),
                         sourceType,
                         source.id()))
                 .run();
+    }
+
+    /**
+     * S-OP-9, S-QC-3: the new run stays in its source's queue and concurrency partition unless the options name
+     * others, so a rerun cannot escape the limit its source ran under. A source queue that is no longer declared
+     * fails the call like any undeclared queue (S-QC-1); the caller may then name a queue in the options.
+     */
+    private static TriggerOptions inheritingPartition(Run source, TriggerOptions options) {
+        return TriggerOptions.builder()
+                .idempotencyKey(options.idempotencyKey())
+                .idempotencyKeyTtl(options.idempotencyKeyTtl())
+                .singletonKey(options.singletonKey())
+                .concurrencyKey(options.concurrencyKey() != null ? options.concurrencyKey() : source.concurrencyKey())
+                .queue(options.queue() != null ? options.queue() : source.queue())
+                .delay(options.delay())
+                .runAt(options.runAt())
+                .build();
     }
 
     @Override

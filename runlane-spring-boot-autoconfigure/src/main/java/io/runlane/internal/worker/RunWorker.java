@@ -75,6 +75,10 @@ public final class RunWorker implements SmartLifecycle {
 
     private final CompletionWriter completionWriter;
 
+    private final OutcomeRetries outcomeRetries = new OutcomeRetries();
+
+    private final AttemptTimeouts timeouts;
+
     private final RunlaneTemplate template;
 
     private final EngineListener listener;
@@ -134,7 +138,10 @@ public final class RunWorker implements SmartLifecycle {
                 consumedQueues(),
                 tasks.all().stream().map(TaskDefinition::id).toList(),
                 execution);
-        this.completionWriter = new CompletionWriter(completions, workerId, listener);
+        this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries);
+        RetryPolicy retries = new RetryPolicy(execution);
+        FailureDescriber failures = new FailureDescriber(execution.maxFailureMessageLength());
+        this.timeouts = new AttemptTimeouts(tasks, execution, outcomes, retries, failures, listener);
         Heartbeats heartbeat = new Heartbeats(
                 claims,
                 workerId,
@@ -145,19 +152,16 @@ public final class RunWorker implements SmartLifecycle {
         this.threads = new WorkerThreads(
                 workerId,
                 this::pollUntilStopped,
-                heartbeat::beat,
+                () -> {
+                    // S-EX-21: attempts past their timeout end before the leases of the others are extended.
+                    timeouts.enforce(inFlight.values(), workerId);
+                    heartbeat.beat();
+                },
                 execution.heartbeatInterval(),
                 () -> new WakeUpListener(dataSource, settings.schema(), this::wake),
                 completionWriter);
         this.attempts = new AttemptRunner(
-                tasks,
-                payloads,
-                outcomes,
-                new RetryPolicy(execution),
-                new FailureDescriber(execution.maxFailureMessageLength()),
-                listener,
-                transactions,
-                completionWriter);
+                tasks, payloads, outcomes, retries, failures, listener, transactions, completionWriter, outcomeRetries);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -168,6 +172,11 @@ public final class RunWorker implements SmartLifecycle {
     /** Attempts running now. */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /** Attempts running past their timeout or their cancellation grace (S-EX-21, S-CA-5), described for health. */
+    public List<String> overdueAttempts() {
+        return timeouts.overdue(inFlight.values());
     }
 
     /** When the polling thread last claimed successfully, if ever. */
@@ -227,6 +236,7 @@ public final class RunWorker implements SmartLifecycle {
             if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
+                outcomeRetries.giveUp();
             }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
