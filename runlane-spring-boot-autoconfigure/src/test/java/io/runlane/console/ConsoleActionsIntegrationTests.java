@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -31,6 +32,7 @@ import org.springframework.web.context.WebApplicationContext;
  * The console's actions with {@code runlane.console.access=unrestricted} (S-CO-2): cancel, retry, rerun and key
  * reset through the operator API, each only with the console's header and a JSON body.
  */
+@DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
         properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})

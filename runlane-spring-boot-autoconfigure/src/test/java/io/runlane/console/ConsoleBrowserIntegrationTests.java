@@ -24,6 +24,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -32,6 +33,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * runs, a run's timeline, cancelling a run from the page, and stored strings that look like markup staying text.
  * Each page is saved under {@code target/console-screenshots/}.
  */
+@DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,

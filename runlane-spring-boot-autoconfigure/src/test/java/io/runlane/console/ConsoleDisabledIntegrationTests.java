@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -16,6 +17,7 @@ import org.springframework.web.context.WebApplicationContext;
 import org.springframework.web.servlet.function.RouterFunction;
 
 /** S-CO-1: without {@code runlane.console.enabled=true} a web application serves no console. */
+@DirtiesContext
 @SpringBootTest(classes = ConsoleTestApplication.class)
 class ConsoleDisabledIntegrationTests {
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -41,6 +42,7 @@ import org.springframework.web.context.WebApplicationContext;
  * run listing with filters, lookups and cursor paging, a run's detail with events and attempts, the schedules
  * placeholder, and writes refused with 403.
  */
+@DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
         properties = {"runlane.console.enabled=true", "runlane.console.path=/ops/runlane/"})

@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -28,6 +29,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * operator signs in on the login page, then cancels a run; the page sends the CSRF token from the {@code XSRF-TOKEN}
  * cookie that {@code csrf.spa()} sets.
  */
+@DirtiesContext
 @SpringBootTest(
         classes = {ConsoleTestApplication.class, ConsoleSecuredBrowserIntegrationTests.WebSecurity.class},
         webEnvironment = WebEnvironment.RANDOM_PORT,

@@ -23,6 +23,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockHttpSession;
 import org.springframework.security.test.web.servlet.setup.SecurityMockMvcConfigurers;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -33,6 +34,7 @@ import org.springframework.web.context.WebApplicationContext;
  * The console behind Spring Boot's default Spring Security configuration (S-CO-2): every request needs a login, and
  * an action needs the CSRF token as well as the console's header; the page hands its scripts the token.
  */
+@DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
         properties = {

@@ -14,7 +14,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 /**
  * The application the console tests start, with every auto-configuration on the classpath. The worker consumes the
  * {@code default} queue only, so runs of {@link Park} stay {@code QUEUED} on the {@code reports} queue while {@link
- * Succeed} and {@link Fail} runs finish.
+ * Succeed} and {@link Fail} runs finish. Each test class closes its context ({@code @DirtiesContext}): their
+ * configurations differ, and idle pools would crowd the shared server.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -77,7 +78,7 @@ public class ConsoleTestApplication {
             schema = TestDatabase.freshSchema(admin, owner);
         }
         registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
-        registry.add("spring.datasource.hikari.maximum-pool-size", () -> "10");
+        registry.add("spring.datasource.hikari.maximum-pool-size", () -> "5");
         registry.add("runlane.schema.name", () -> schema);
         registry.add("runlane.queues.reports.concurrency-limit", () -> "1");
         registry.add("runlane.worker.queues", () -> "default");
