@@ -78,13 +78,3 @@ export function jsonBlock(value) {
     if (last < text.length) pre.append(document.createTextNode(text.slice(last)));
     return pre;
 }
-
-/** Parses a JSON string when it is one; other values are returned as they are. */
-export function parseJson(value) {
-    if (typeof value !== 'string') return value;
-    try {
-        return JSON.parse(value);
-    } catch {
-        return value;
-    }
-}

@@ -251,14 +251,14 @@ class ConsoleBrowserIntegrationTests {
                 const detail = await response.json();
                 const at = detail.run.createdAt;
                 detail.steps = [
-                    {name: 'reserve-stock', occurrence: 1, stepId: 'reserve-stock#1', completedAt: at, resultJson: '{"reserved": 3}'},
+                    {name: 'reserve-stock', occurrence: 1, stepId: 'reserve-stock#1', completedAt: at, resultJson: {reserved: 3}},
                     {name: '<script>alert(1)</script>', occurrence: 1, stepId: 's#1', completedAt: at, resultJson: null}
                 ];
                 detail.signals = [
-                    {id: '7d1c0c3e-0000-4000-8000-000000000001', name: 'approved', payloadJson: '{"by": "ops"}', sentAt: at, consumedAt: at, deduplicationKey: null},
-                    {id: '7d1c0c3e-0000-4000-8000-000000000002', name: 'reminder', payloadJson: '{}', sentAt: at, consumedAt: null, deduplicationKey: '"><img src=x onerror=alert(1)>'}
+                    {id: '7d1c0c3e-0000-4000-8000-000000000001', name: 'approved', payloadJson: {by: 'ops'}, sentAt: at, consumedAt: at, deduplicationKey: null},
+                    {id: '7d1c0c3e-0000-4000-8000-000000000002', name: 'reminder', payloadJson: {}, sentAt: at, consumedAt: null, deduplicationKey: '"><img src=x onerror=alert(1)>'}
                 ];
-                detail.run.resultJson = JSON.stringify({total: 42, note: '"><img src=x onerror=alert(1)>'});
+                detail.run.resultJson = {total: 42, note: '"><img src=x onerror=alert(1)>'};
                 return new Response(JSON.stringify(detail), {status: 200, headers: {'Content-Type': 'application/json'}});
             };
             """;

@@ -1,6 +1,7 @@
 // Run detail: facts, failure, actions, status timeline from events, attempts with durations, steps and signals when
-// the server sends them, payload and result pretty-printed.
-import {h, replace, statusBadge, statusClass, humanize, jsonBlock, parseJson} from '../dom.js';
+// the server sends them, payload and result pretty-printed. Fields named *Json hold JSON values embedded as they were
+// stored (the API writes them raw), so they are shown as they are, never parsed from text again.
+import {h, replace, statusBadge, statusClass, humanize, jsonBlock} from '../dom.js';
 import {get, post} from '../api.js';
 import {every, markUpdated, toast} from '../app.js';
 import {confirmAction} from '../dialog.js';
@@ -67,8 +68,8 @@ function render(body, detail, reload) {
                 steps.length ? section('Steps', `${steps.length} completed`, stepsTable(steps), 'steps') : null,
                 signals.length ? section('Signals', `${signals.length}`, signalsTable(signals), 'signals') : null),
             h('div', {class: 'stack'},
-                section('Payload', null, jsonBlock(parseJson(run.payloadJson)), 'payload'),
-                result !== undefined && result !== null ? section('Result', null, jsonBlock(parseJson(result)), 'result') : null)));
+                section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
+                result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null)));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
 }
@@ -180,7 +181,7 @@ function stepsTable(steps) {
             h('td', {class: 'num', text: step.occurrence}),
             h('td', {title: formatAbsolute(step.completedAt), text: formatPrecise(step.completedAt)}),
             h('td', {}, step.resultJson === null || step.resultJson === undefined ? h('span', {class: 'muted', text: '—'})
-                : h('details', {dataset: {key: 'step-' + index}}, h('summary', {text: 'result'}), jsonBlock(parseJson(step.resultJson)))))))));
+                : h('details', {dataset: {key: 'step-' + index}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))))))));
 }
 
 function signalsTable(signals) {
@@ -191,5 +192,5 @@ function signalsTable(signals) {
             h('td', {title: formatAbsolute(signal.sentAt), text: formatPrecise(signal.sentAt)}),
             h('td', {}, signal.consumedAt ? h('span', {title: formatAbsolute(signal.consumedAt), text: formatPrecise(signal.consumedAt)}) : h('span', {class: 'badge status-waiting', text: 'Pending'})),
             h('td', {class: 'mono small', text: signal.deduplicationKey ?? '—'}),
-            h('td', {}, h('details', {dataset: {key: 'signal-' + index}}, h('summary', {text: 'payload'}), jsonBlock(parseJson(signal.payloadJson)))))))));
+            h('td', {}, h('details', {dataset: {key: 'signal-' + index}}, h('summary', {text: 'payload'}), jsonBlock(signal.payloadJson))))))));
 }
