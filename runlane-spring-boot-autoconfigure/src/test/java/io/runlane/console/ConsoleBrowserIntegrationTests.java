@@ -79,10 +79,13 @@ class ConsoleBrowserIntegrationTests {
 
     @Test
     void theOverviewShowsQueuesThroughputAndTheWorker() {
+        UUID held = runlane.trigger("exports.generate", Payload.of("export 7")).runId();
+        awaitStatus(held, RunStatus.RUNNING);
         browser.go("#/");
 
         browser.awaitText(By.cssSelector("#queues tr[data-queue='reports']"), "reports");
         browser.awaitText(By.id("worker"), "Running");
+        browser.awaitText(By.id("leases"), "this instance");
         browser.awaitText(By.id("schedules-summary"), "none");
         assertThat(browser.driver().findElements(By.cssSelector("#throughput .bar-slot")))
                 .hasSize(12);
@@ -90,6 +93,8 @@ class ConsoleBrowserIntegrationTests {
                 .isNotEmpty();
         assertThat(browser.driver().findElement(By.id("access")).getText()).isEqualTo("Unrestricted");
         browser.screenshot("overview");
+        runlane.runs().cancel(held, "screenshot taken");
+        awaitStatus(held, RunStatus.CANCELLED);
     }
 
     @Test

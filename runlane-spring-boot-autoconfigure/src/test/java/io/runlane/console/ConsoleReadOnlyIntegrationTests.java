@@ -127,6 +127,32 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
+    void theOverviewNamesTheWorkersHoldingLeases() throws Exception {
+        UUID held = runlane.trigger("exports.generate", Payload.of("lease")).runId();
+        try {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> runlane.runs().get(held).orElseThrow().status() == RunStatus.RUNNING);
+
+            String body = mvc.perform(get(API + "/overview"))
+                    .andExpect(status().isOk())
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+            String workerId = JsonPath.read(body, "$.worker.id");
+            assertThat(JsonPath.<List<Number>>read(body, "$.leases[?(@.worker == '" + workerId + "')].runs"))
+                    .singleElement()
+                    .satisfies(runs -> assertThat(runs.longValue()).isOne());
+            assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'default')].counts.RUNNING"))
+                    .singleElement()
+                    .satisfies(runs -> assertThat(runs.longValue()).isOne());
+        } finally {
+            runlane.runs().cancel(held, "test over");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> runlane.runs().get(held).orElseThrow().status().isTerminal());
+        }
+    }
+
+    @Test
     void runsAreFilteredByStatusTaskQueueAndCreationTime() throws Exception {
         Instant before = Instant.now().minusSeconds(60);
         UUID parked = runlane.trigger("reports.build", Payload.of("filters")).runId();

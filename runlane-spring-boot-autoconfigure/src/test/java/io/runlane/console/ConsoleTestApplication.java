@@ -6,6 +6,8 @@ import io.runlane.RunContext;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.testsupport.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
@@ -19,7 +21,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({ConsoleTestApplication.Succeed.class, ConsoleTestApplication.Fail.class, ConsoleTestApplication.Park.class})
+@Import({
+    ConsoleTestApplication.Succeed.class,
+    ConsoleTestApplication.Fail.class,
+    ConsoleTestApplication.Park.class,
+    ConsoleTestApplication.Hold.class
+})
 public class ConsoleTestApplication {
 
     /** The payload: a name, and an idempotency key when not empty. */
@@ -71,6 +78,18 @@ public class ConsoleTestApplication {
         public void run(Payload payload, RunContext context) {}
     }
 
+    /** Runs until its cancellation is requested, so that it holds a lease meanwhile. */
+    @Task(id = "exports.generate")
+    static class Hold implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            while (!context.isCancellationRequested()) {
+                LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+            }
+        }
+    }
+
     /** The database, a fresh schema for the calling test class, and the queues above. */
     public static void properties(DynamicPropertyRegistry registry, String owner) {
         String schema;
@@ -84,5 +103,6 @@ public class ConsoleTestApplication {
         registry.add("runlane.worker.queues", () -> "default");
         registry.add("runlane.worker.poll-interval", () -> "200ms");
         registry.add("runlane.worker.concurrency", () -> "2");
+        registry.add("runlane.worker.heartbeat-interval", () -> "300ms");
     }
 }

@@ -9,7 +9,9 @@ import io.runlane.RunQuery;
 import io.runlane.RunStatus;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.jdbc.RunStatistics.FinishedInterval;
+import io.runlane.internal.jdbc.RunActivity;
+import io.runlane.internal.jdbc.RunActivity.FinishedInterval;
+import io.runlane.internal.jdbc.RunActivity.WorkerLeases;
 import io.runlane.internal.jdbc.RunStatistics.QueueStatistics;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.worker.RunWorker;
@@ -26,8 +28,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the console shows, read through the same paths as the {@code runlane} actuator endpoint: the engine's queue
- * statistics, this instance's worker, and {@link RunOperations} for runs, events and attempts (S-CO-1). Nothing here
- * writes.
+ * statistics, this instance's worker, and {@link RunOperations} for runs, events and attempts (S-CO-1); plus {@link
+ * RunActivity} for the throughput of the last hour and the workers holding leases. Nothing here writes.
  */
 final class ConsoleReads {
 
@@ -41,6 +43,8 @@ final class ConsoleReads {
 
     private final RunlaneEngine engine;
 
+    private final RunActivity activity;
+
     private final ConsoleSettings settings;
 
     private final @Nullable ExecutionSettings execution;
@@ -49,10 +53,12 @@ final class ConsoleReads {
 
     ConsoleReads(
             RunlaneEngine engine,
+            RunActivity activity,
             ConsoleSettings settings,
             @Nullable ExecutionSettings execution,
             @Nullable RunWorker worker) {
         this.engine = engine;
+        this.activity = activity;
         this.settings = settings;
         this.execution = execution;
         this.worker = worker;
@@ -83,6 +89,7 @@ final class ConsoleReads {
                 queues,
                 throughput(Instant.now()),
                 describeWorker(),
+                activity.leasesByWorker(),
                 SchedulesView.UNAVAILABLE);
     }
 
@@ -127,7 +134,7 @@ final class ConsoleReads {
             intervals.put(start, new ThroughputInterval(start, 0, 0, 0));
         }
         for (FinishedInterval finished :
-                engine.statistics().finishedSince(THROUGHPUT_WINDOW.plus(THROUGHPUT_INTERVAL), THROUGHPUT_INTERVAL)) {
+                activity.finishedSince(THROUGHPUT_WINDOW.plus(THROUGHPUT_INTERVAL), THROUGHPUT_INTERVAL)) {
             if (!finished.start().isBefore(first)) {
                 intervals.put(finished.start(), ThroughputInterval.of(finished));
             }
@@ -166,7 +173,12 @@ final class ConsoleReads {
         }
     }
 
-    /** The overview page. */
+    /**
+     * The overview page.
+     *
+     * @param worker this instance's worker, or {@code null} when it runs none
+     * @param leases the workers of every instance holding leases of running attempts
+     */
     record Overview(
             String environment,
             String access,
@@ -174,6 +186,7 @@ final class ConsoleReads {
             List<QueueView> queues,
             Throughput throughput,
             @Nullable WorkerView worker,
+            List<WorkerLeases> leases,
             SchedulesView schedules) {}
 
     /**

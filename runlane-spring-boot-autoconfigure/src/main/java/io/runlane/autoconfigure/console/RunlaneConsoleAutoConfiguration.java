@@ -3,7 +3,10 @@ package io.runlane.autoconfigure.console;
 import io.runlane.autoconfigure.RunlaneProperties;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.jdbc.RunActivity;
+import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.worker.RunWorker;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -30,11 +34,20 @@ public final class RunlaneConsoleAutoConfiguration {
     @Bean
     ConsoleReads runlaneConsoleReads(
             RunlaneEngine engine,
+            DataSource dataSource,
             RunlaneProperties properties,
             ObjectProvider<ExecutionSettings> execution,
             ObjectProvider<RunWorker> worker) {
+        RunActivity activity = new RunActivity(
+                JdbcClient.create(dataSource),
+                new SqlTemplate(engine.settings().schema()),
+                engine.settings().environment());
         return new ConsoleReads(
-                engine, ConsoleSettings.of(properties.getConsole()), execution.getIfUnique(), worker.getIfUnique());
+                engine,
+                activity,
+                ConsoleSettings.of(properties.getConsole()),
+                execution.getIfUnique(),
+                worker.getIfUnique());
     }
 
     @Bean

@@ -3,9 +3,6 @@ package io.runlane.internal.jdbc;
 import io.runlane.RunStatus;
 import java.sql.Types;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -53,37 +50,16 @@ public final class RunStatistics {
             GROUP BY queue, status
             """;
 
-    /** One interval of {@link #finishedSince}: runs that became terminal in it, per terminal status. */
-    public record FinishedInterval(Instant start, Map<RunStatus, Long> counts) {}
-
-    /**
-     * S-CO-1: terminal runs per status and interval since a moment before now, for the console's throughput chart.
-     * The range on {@code finished_at} per terminal status is served by {@code runs_finished_idx}; {@code date_bin}
-     * aligns the intervals on {@code :origin} so that consecutive reads agree on their boundaries.
-     */
-    private static final String FINISHED_SINCE = """
-            SELECT date_bin(make_interval(secs => :interval_seconds), finished_at, :origin) AS interval_start,
-                   status, count(*) AS runs
-            FROM {schema}.runs
-            WHERE environment = :environment
-              AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
-              AND finished_at >= statement_timestamp() - make_interval(secs => :window_seconds)
-            GROUP BY interval_start, status
-            """;
-
     private final JdbcClient jdbc;
 
     private final String environment;
 
     private final String byQueue;
 
-    private final String finishedSince;
-
     public RunStatistics(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.byQueue = sql.format(BY_QUEUE);
-        this.finishedSince = sql.format(FINISHED_SINCE);
     }
 
     /** Statistics of every queue that has active runs, plus the given queues (with zeros), by queue name. */
@@ -113,28 +89,5 @@ public final class RunStatistics {
                         due.getOrDefault(queue, 0L),
                         oldest.containsKey(queue) ? Duration.ofMillis(Math.round(oldest.get(queue))) : null)));
         return result;
-    }
-
-    /**
-     * Runs that finished within {@code window} before now, per {@code interval}-long interval aligned on the epoch,
-     * oldest first; intervals without a finished run are left out.
-     */
-    public List<FinishedInterval> finishedSince(Duration window, Duration interval) {
-        Map<Instant, Map<RunStatus, Long>> counts = new TreeMap<>();
-        jdbc.sql(finishedSince)
-                .paramSource(new MapSqlParameterSource()
-                        .addValue("environment", environment, Types.VARCHAR)
-                        .addValue("interval_seconds", (double) interval.toSeconds(), Types.DOUBLE)
-                        .addValue("window_seconds", (double) window.toSeconds(), Types.DOUBLE)
-                        .addValue("origin", OffsetDateTime.ofInstant(Instant.EPOCH, ZoneOffset.UTC)))
-                .query(rs -> {
-                    Instant start =
-                            rs.getObject("interval_start", OffsetDateTime.class).toInstant();
-                    counts.computeIfAbsent(start, key -> new EnumMap<>(RunStatus.class))
-                            .put(RunStatus.valueOf(rs.getString("status")), rs.getLong("runs"));
-                });
-        return counts.entrySet().stream()
-                .map(entry -> new FinishedInterval(entry.getKey(), Map.copyOf(entry.getValue())))
-                .toList();
     }
 }

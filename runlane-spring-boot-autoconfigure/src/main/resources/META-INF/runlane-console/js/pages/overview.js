@@ -53,7 +53,7 @@ function render(body, overview) {
                     h('span', {class: 'muted', text: `Runs finished per ${overview.throughput.intervalMinutes} minutes, last hour`})),
                 chart(intervals)),
             h('div', {class: 'stack'},
-                workerCard(overview.worker),
+                workerCard(overview.worker, overview.leases),
                 schedulesCard(overview.schedules))));
 }
 
@@ -112,9 +112,10 @@ function chart(intervals) {
             ['SUCCEEDED', 'FAILED', 'CANCELLED'].map(status => h('span', {class: 'legend-item'}, h('span', {class: ['dot', statusClass(status)]}), humanize(status)))));
 }
 
-function workerCard(worker) {
+function workerCard(worker, leases) {
     const card = h('section', {class: 'card', id: 'worker'},
-        h('div', {class: 'card-header'}, h('h2', {text: 'Worker'}), h('span', {class: 'muted', text: 'This application instance'})));
+        h('div', {class: 'card-header'}, h('h2', {text: 'Workers'}), h('span', {class: 'muted', text: 'This instance, and leases held by all'})));
+    card.append(leasesList(leases, worker?.id));
     if (!worker) {
         card.append(h('div', {class: 'empty-inline', text: 'This instance runs no worker (runlane.worker.enabled=false).'}));
         return card;
@@ -136,6 +137,15 @@ function schedulesCard(schedules) {
         h('dl', {class: 'facts facts-compact'},
             fact('Overdue', schedules.overdue === null || schedules.overdue === 0 ? 'none' : String(schedules.overdue))),
         schedules.available ? null : h('p', {class: 'note', text: schedules.note}));
+}
+
+function leasesList(leases, self) {
+    if (leases.length === 0) return h('div', {class: 'leases-empty muted', id: 'leases', text: 'No worker holds a running attempt right now.'});
+    return h('ul', {class: 'leases', id: 'leases'}, leases.map(lease => h('li', {class: 'lease'},
+        h('span', {class: ['dot', 'status-running']}),
+        h('code', {class: 'mono ellipsis lease-worker', text: lease.worker, title: lease.worker}),
+        lease.worker === self ? h('span', {class: 'pill pill-light', text: 'this instance'}) : null,
+        h('span', {class: 'lease-count', text: `${lease.runs} running`}))));
 }
 
 export function fact(label, value) {
