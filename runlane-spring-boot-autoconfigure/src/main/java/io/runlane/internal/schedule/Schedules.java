@@ -79,9 +79,13 @@ public final class Schedules {
      * is written, so one bad declaration fails start-up with nothing changed. A declaration keeps its stored next
      * fire time unless its expression, interval or zone changed; {@code enabled=false} withdraws it (its row is
      * deleted, its runs stay). Declared schedules in the database that this application no longer declares are
-     * logged, never deleted: another version of the application may still declare them.
+     * logged, never deleted: another version of the application may still declare them. An application that declares
+     * no schedule does not touch the database here, so it starts even before Runlane's schema exists.
      */
     public void synchronizeDeclared(List<ScheduleDeclaration> declarations) {
+        if (declarations.isEmpty()) {
+            return;
+        }
         List<ValidSchedule> enabled = new ArrayList<>();
         List<String> disabled = new ArrayList<>();
         for (ScheduleDeclaration declaration : declarations) {
