@@ -45,6 +45,27 @@ class ScheduleIntegrationTests {
 
     private static ScheduleOperations schedules;
 
+    private static final Reports REPORTS = new Reports();
+
+    /** Records the firer's reports to the engine listener (the meters' source). */
+    static final class Reports implements EngineListener {
+
+        final Map<String, List<Duration>> fired = new java.util.concurrent.ConcurrentHashMap<>();
+
+        final Map<String, Integer> skipped = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public void scheduleFired(String scheduleId, String taskId, Duration lag) {
+            fired.computeIfAbsent(scheduleId, id -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(lag);
+        }
+
+        @Override
+        public void scheduleSkipped(String scheduleId, String taskId) {
+            skipped.merge(scheduleId, 1, Integer::sum);
+        }
+    }
+
     @BeforeAll
     static void start() {
         dataSource = TestDatabase.newDataSource(10);
@@ -53,7 +74,7 @@ class ScheduleIntegrationTests {
                 TestDatabase.freshSchema(dataSource, "schedules"),
                 new ScheduleSettings(Duration.ofSeconds(1), Duration.ofHours(4)),
                 ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
-                EngineListener.NONE,
+                REPORTS,
                 new ScheduleTasks.Report(),
                 new ScheduleTasks.Slow());
         schedules = runlane.template().schedules();
@@ -147,6 +168,13 @@ class ScheduleIntegrationTests {
 
         assertThat(runsOf(id)).hasSize(1);
         assertThat(schedules.get(id).orElseThrow().skippedCount()).isEqualTo(1);
+        assertThat(REPORTS.skipped.get(id))
+                .as("reported for runlane.schedule.skips")
+                .isEqualTo(1);
+        assertThat(REPORTS.fired.get(id))
+                .as("reported for runlane.schedule.fires and runlane.schedule.lag")
+                .singleElement()
+                .satisfies(lag -> assertThat(lag).isBetween(Duration.ofMillis(900), Duration.ofMinutes(1)));
 
         runlane.finish(runsOf(id).get(0).id(), RunStatus.SUCCEEDED);
         moveNextFireBack(id, Duration.ofSeconds(1));
@@ -392,6 +420,37 @@ class ScheduleIntegrationTests {
         assertThat(after.lastRunId()).isNull();
         assertThat(after.lastFireAt()).isNull();
         assertThatThrownBy(() -> schedules.triggerNow(unique("absent"))).isInstanceOf(ScheduleNotFoundException.class);
+    }
+
+    @Test
+    @DisplayName("S-SC-5: a schedule overdue by more than three polls is listed in health details")
+    void overdueScheduleIsListedForHealth() {
+        String id = unique("overdue");
+        schedules.upsert(report(id).build());
+        moveNextFireBack(id, Duration.ofSeconds(2));
+        assertThat(runlane.engine().schedules().overdue(3)).doesNotContain(id);
+
+        moveNextFireBack(id, Duration.ofSeconds(10));
+
+        assertThat(runlane.engine().schedules().overdue(3)).contains(id);
+        io.runlane.autoconfigure.actuate.RunlaneHealthIndicator health =
+                new io.runlane.autoconfigure.actuate.RunlaneHealthIndicator(
+                        runlane.engine().statistics(),
+                        List.of("default"),
+                        null,
+                        null,
+                        null,
+                        Duration.ofMinutes(1),
+                        () -> true,
+                        Duration.ofSeconds(5),
+                        () -> runlane.engine().schedules().overdue(3));
+        assertThat(health.health().getDetails()).containsKey("overdueSchedules");
+        assertThat(String.valueOf(health.health().getDetails().get("overdueSchedules")))
+                .contains(id);
+        schedules.pause(id);
+        assertThat(runlane.engine().schedules().overdue(3))
+                .as("a paused schedule is not overdue")
+                .doesNotContain(id);
     }
 
     @Test

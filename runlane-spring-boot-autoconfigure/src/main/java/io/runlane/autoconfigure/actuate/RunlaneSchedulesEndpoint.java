@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -23,6 +22,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code runlaneschedules} actuator endpoint (S-SC-5): Runlane's schedules, and the operators' actions on them.
@@ -38,8 +40,12 @@ public final class RunlaneSchedulesEndpoint {
 
     private final ScheduleOperations schedules;
 
-    public RunlaneSchedulesEndpoint(ScheduleOperations schedules) {
+    private final JsonMapper jsonMapper;
+
+    /** Creates the endpoint; {@code jsonMapper} reads the payloads of upserts. */
+    public RunlaneSchedulesEndpoint(ScheduleOperations schedules, JsonMapper jsonMapper) {
         this.schedules = schedules;
+        this.jsonMapper = jsonMapper;
     }
 
     /** Every schedule, in id order. */
@@ -81,7 +87,7 @@ public final class RunlaneSchedulesEndpoint {
 
     /**
      * Creates or changes a run-time schedule (S-SC-5); {@code every} is a duration such as {@code 30s} or an ISO-8601
-     * one, {@code payload} a JSON object.
+     * one, {@code payload} JSON text of the task's payload type (the endpoint's request body holds only strings).
      *
      * @throws io.runlane.ScheduleInvalidException naming the invalid field
      * @throws io.runlane.ScheduleDeclaredException for the id of a declared schedule
@@ -93,7 +99,7 @@ public final class RunlaneSchedulesEndpoint {
             @Nullable String cron,
             @Nullable String every,
             @Nullable String zone,
-            @Nullable Map<String, Object> payload,
+            @Nullable String payload,
             @Nullable String overlap,
             @Nullable String catchUp) {
         ScheduleDefinition.Builder definition =
@@ -102,7 +108,7 @@ public final class RunlaneSchedulesEndpoint {
             definition.zone(zoneId(zone));
         }
         if (payload != null) {
-            definition.payload(payload);
+            definition.payload(json(payload));
         }
         if (overlap != null) {
             definition.overlap(constant(OverlapPolicy.class, "overlap", overlap));
@@ -125,6 +131,15 @@ public final class RunlaneSchedulesEndpoint {
         } catch (IllegalArgumentException ex) {
             throw new InvalidEndpointRequestException(
                     "every: '" + value + "' is not a duration such as 30s", "Invalid every", ex);
+        }
+    }
+
+    private JsonNode json(String payload) {
+        try {
+            return jsonMapper.readTree(payload);
+        } catch (JacksonException ex) {
+            throw new InvalidEndpointRequestException(
+                    "payload: not JSON: " + ex.getOriginalMessage(), "Invalid payload", ex);
         }
     }
 

@@ -2,7 +2,6 @@ package io.runlane.autoconfigure.actuate;
 
 import io.runlane.RunlaneException;
 import io.runlane.autoconfigure.actuate.RunlaneEndpointWebExtension.Failure;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -38,7 +37,7 @@ public final class RunlaneSchedulesEndpointWebExtension {
             @Nullable String cron,
             @Nullable String every,
             @Nullable String zone,
-            @Nullable Map<String, Object> payload,
+            @Nullable String payload,
             @Nullable String overlap,
             @Nullable String catchUp) {
         return respond(() -> endpoint.upsert(id, taskId, cron, every, zone, payload, overlap, catchUp));

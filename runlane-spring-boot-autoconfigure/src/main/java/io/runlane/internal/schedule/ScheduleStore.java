@@ -206,10 +206,13 @@ final class ScheduleStore {
 
     /** Milliseconds until the earliest due schedule of these tasks, or empty when there is none. */
     Optional<Long> nextDueInMillis(Collection<String> taskIds) {
-        return Optional.ofNullable(jdbc.sql(nextDueIn)
+        return jdbc.sql(nextDueIn)
                 .paramSource(params().addValue("taskIds", new SqlArrayValue("text", taskIds.toArray())))
-                .query(Long.class)
-                .single());
+                .query(rs -> {
+                    rs.next();
+                    long millis = rs.getLong(1);
+                    return rs.wasNull() ? Optional.<Long>empty() : Optional.of(millis);
+                });
     }
 
     boolean setPaused(String id, boolean paused) {
