@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.scheduling.support.CronExpression;
 
 /**
  * S-SC-1, S-SC-4: occurrences of cron expressions and intervals, computed from fixed instants (no clock). Berlin
@@ -48,6 +49,21 @@ class RecurrenceTests {
                         Instant.parse("2026-10-25T00:30:00Z"),
                         Instant.parse("2026-10-26T01:30:00Z"),
                         Instant.parse("2026-10-27T01:30:00Z"));
+    }
+
+    @Test
+    @DisplayName("S-SC-4: Spring's zoned next() fires a repeated local time twice; the recurrence fires it once")
+    void zonedSpringCronWouldFireTwice() {
+        CronExpression spring = CronExpression.parse("0 30 2 * * *");
+        ZonedDateTime first = spring.next(ZonedDateTime.of(2026, 10, 24, 12, 0, 0, 0, BERLIN));
+        ZonedDateTime second = spring.next(first);
+
+        assertThat(second.toLocalDate())
+                .as("CronExpression.next(ZonedDateTime) repeats 02:30 in the fall-back hour")
+                .isEqualTo(first.toLocalDate());
+        Recurrence daily = Recurrence.cron("0 30 2 * * *", BERLIN);
+        assertThat(daily.next(first.toInstant()).atZone(BERLIN).toLocalDate())
+                .isEqualTo(first.toLocalDate().plusDays(1));
     }
 
     @Test
