@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.CatchUpPolicy;
 import io.runlane.OverlapPolicy;
 import io.runlane.Run;
 import io.runlane.RunStatus;
@@ -22,7 +21,6 @@ import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -264,75 +262,6 @@ class ScheduleIntegrationTests {
         assertThat(runs).hasSize(2);
         assertThat(runlane.run(runs.get(0).id()).status()).isEqualTo(RunStatus.CANCELLED);
         assertThat(runs.get(1).status()).isEqualTo(RunStatus.QUEUED);
-    }
-
-    @Test
-    @DisplayName("S-SC-4: after an outage LATEST fires one run for the newest missed occurrence")
-    void catchUpLatest() {
-        String id = unique("latest");
-        schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("0 * * * *")
-                .payload(Map.of("name", "hourly", "copies", 1))
-                .overlap(OverlapPolicy.ALLOW)
-                .build());
-        Instant before = nextFireAt(id);
-        moveNextFireBack(id, Duration.ofHours(3).plusMinutes(1));
-
-        runlane.engine().schedules().firer().fireDue();
-
-        List<Run> runs = runsOf(id);
-        assertThat(runs).hasSize(1);
-        Instant newestMissed = before.minus(Duration.ofHours(1));
-        assertThat(runs.get(0).idempotencyKey()).isEqualTo("schedule." + id + "." + newestMissed.toEpochMilli());
-        assertThat(nextFireAt(id)).isEqualTo(before);
-    }
-
-    @Test
-    @DisplayName("S-SC-4: after an outage NONE fires nothing and continues with the next occurrence")
-    void catchUpNone() {
-        String id = unique("none");
-        schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("@hourly")
-                .payload(Map.of("name", "hourly", "copies", 1))
-                .catchUp(CatchUpPolicy.NONE)
-                .build());
-        Instant before = nextFireAt(id);
-        moveNextFireBack(id, Duration.ofHours(3).plusMinutes(1));
-
-        runlane.engine().schedules().firer().fireDue();
-
-        assertThat(runsOf(id)).isEmpty();
-        assertThat(nextFireAt(id)).isEqualTo(before);
-    }
-
-    @Test
-    @DisplayName("S-SC-4: after an outage ALL fires each missed occurrence within the window, oldest first")
-    void catchUpAll() {
-        String id = unique("all");
-        schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("0 0 * * * *")
-                .payload(Map.of("name", "hourly", "copies", 1))
-                .overlap(OverlapPolicy.ALLOW)
-                .catchUp(CatchUpPolicy.ALL)
-                .build());
-        Instant before = nextFireAt(id);
-        moveNextFireBack(id, Duration.ofHours(6));
-
-        runlane.engine().schedules().firer().fireDue();
-
-        assertThat(runsOf(id))
-                .extracting(Run::idempotencyKey)
-                .as("the window is 4 hours: the occurrences of the last 4 hours, oldest first")
-                .containsExactly(
-                        key(id, before.minus(4, ChronoUnit.HOURS)),
-                        key(id, before.minus(3, ChronoUnit.HOURS)),
-                        key(id, before.minus(2, ChronoUnit.HOURS)),
-                        key(id, before.minus(1, ChronoUnit.HOURS)));
-        assertThat(nextFireAt(id)).isEqualTo(before);
-    }
-
-    private static String key(String id, Instant occurrence) {
-        return "schedule." + id + "." + occurrence.toEpochMilli();
     }
 
     @Test
