@@ -54,6 +54,40 @@ class ScheduleClusterIntegrationTests {
         fireAcross(3, true);
     }
 
+    @Test
+    @DisplayName("S-SC-2: the firer sleeps until the next due time, not a whole poll, and an upsert wakes it")
+    void firerWakesAtTheNextDueTime() {
+        HikariDataSource pool = TestDatabase.newDataSource(3);
+        TestRunlane runlane = null;
+        try {
+            runlane = TestRunlane.withSchedules(
+                    pool,
+                    TestDatabase.freshSchema(pool, "schedule_wake"),
+                    new ScheduleSettings(Duration.ofHours(1), Duration.ofHours(1)),
+                    ExecutionSettings.defaults(),
+                    EngineListener.NONE,
+                    new ScheduleTasks.Report());
+            runlane.startFirer();
+            TestRunlane started = runlane;
+            started.template()
+                    .schedules()
+                    .upsert(ScheduleDefinition.builder("wake", "schedules.report")
+                            .every(Duration.ofSeconds(1))
+                            .payload(Map.of("name", "wake", "copies", 0))
+                            .overlap(OverlapPolicy.ALLOW)
+                            .build());
+
+            await().atMost(Duration.ofSeconds(30))
+                    .alias("with an hour's poll interval, only the wake-up and the next-due delay can fire these")
+                    .until(() -> runCount(started, "wake") >= 3);
+        } finally {
+            if (runlane != null) {
+                runlane.stop();
+            }
+            pool.close();
+        }
+    }
+
     private void fireAcross(int instances, boolean stopOneMidway) {
         List<HikariDataSource> pools = new ArrayList<>();
         List<TestRunlane> runtimes = new ArrayList<>();

@@ -86,6 +86,12 @@ public final class ScheduleFirer implements SmartLifecycle {
 
     private @Nullable ScheduledFuture<?> pending;
 
+    /** Whether a pass is running; guarded by {@code this}. */
+    private boolean passing;
+
+    /** Whether a wake-up came during the running pass, which then runs again at once; guarded by {@code this}. */
+    private boolean wakeRequested;
+
     ScheduleFirer(
             ScheduleStore store,
             TransactionTemplate transactions,
@@ -130,12 +136,18 @@ public final class ScheduleFirer implements SmartLifecycle {
         return executor != null;
     }
 
-    /** Looks for due schedules at once, for example after a schedule was created, changed or resumed here. */
+    /**
+     * Looks for due schedules at once, for example after a schedule was created, changed or resumed here. A pass that
+     * is running may have looked before the change, so it is followed by another at once; otherwise the waiting pass
+     * is brought forward. Either way one chain of passes remains.
+     */
     public synchronized void wake() {
-        if (executor != null) {
-            if (pending != null) {
-                pending.cancel(false);
-            }
+        if (executor == null) {
+            return;
+        }
+        if (passing) {
+            wakeRequested = true;
+        } else if (pending != null && pending.cancel(false)) {
             pending = executor.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
         }
     }
@@ -262,6 +274,10 @@ public final class ScheduleFirer implements SmartLifecycle {
     }
 
     private void tick() {
+        synchronized (this) {
+            passing = true;
+            wakeRequested = false;
+        }
         long delay = settings.pollInterval().toMillis();
         try {
             Set<String> failed = new HashSet<>();
@@ -278,8 +294,9 @@ public final class ScheduleFirer implements SmartLifecycle {
             logger.warn("Runlane schedule firing failed; retrying at the next poll", ex);
         }
         synchronized (this) {
+            passing = false;
             if (executor != null && !executor.isShutdown()) {
-                pending = executor.schedule(this::tick, delay, TimeUnit.MILLISECONDS);
+                pending = executor.schedule(this::tick, wakeRequested ? 0 : delay, TimeUnit.MILLISECONDS);
             }
         }
     }
