@@ -141,6 +141,32 @@ class ConsoleActionsIntegrationTests {
                 .isTrue();
     }
 
+    @Test
+    void aScheduleIsPausedResumedAndTriggeredNow() throws Exception {
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("nightly-report"));
+
+        action("/schedules/nightly-report/pause", "{}")
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.schedule.paused").value(true))
+                .andExpect(jsonPath("$.schedule.actions.resume").value(true));
+        assertThat(runlane.schedules().get("nightly-report").orElseThrow().paused())
+                .isTrue();
+        action("/schedules/nightly-report/resume", "{}")
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.schedule.paused").value(false));
+        String body = action("/schedules/nightly-report/trigger", "{}")
+                .andExpect(status().isOk())
+                .andReturn()
+                .getResponse()
+                .getContentAsString();
+
+        UUID runId = UUID.fromString(com.jayway.jsonpath.JsonPath.read(body, "$.runId"));
+        assertThat(runlane.runs().get(runId).orElseThrow().taskId()).isEqualTo("reports.build");
+        action("/schedules/no-such-schedule/pause", "{}")
+                .andExpect(status().isNotFound())
+                .andExpect(jsonPath("$.code").value("schedule_not_found"));
+    }
+
     private ResultActions action(String path, String body, Object... variables) throws Exception {
         return mvc.perform(post(API + path, variables)
                 .header("X-Runlane-Console", "1")

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleDefinition;
 import io.runlane.autoconfigure.RunlaneProperties;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
@@ -237,11 +238,25 @@ class ConsoleBrowserIntegrationTests {
     }
 
     @Test
-    void theSchedulesPageSaysThereAreNone() {
+    @DisplayName("S-CO-2: a schedule is paused from the page after a confirmation")
+    void aScheduleIsPausedFromThePage() {
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("nightly-report"));
+        runlane.schedules()
+                .upsert(ScheduleDefinition.builder("hourly-digest", "reports.build")
+                        .every(Duration.ofHours(1))
+                        .payload(new Payload("hourly", ""))
+                        .build());
         browser.go("#/schedules");
-
-        browser.awaitText(By.id("no-schedules"), "No schedules");
+        browser.awaitText(By.cssSelector("tr[data-schedule='nightly-report']"), "0 0 2 * * *");
         browser.screenshot("schedules");
+
+        browser.click(By.cssSelector("tr[data-schedule='nightly-report'] button[data-action='pause']"));
+        browser.click(By.id("confirm-yes"));
+
+        browser.awaitText(By.cssSelector("tr[data-schedule='nightly-report']"), "Paused");
+        assertThat(runlane.schedules().get("nightly-report").orElseThrow().paused())
+                .isTrue();
+        runlane.schedules().delete("hourly-digest");
     }
 
     /**

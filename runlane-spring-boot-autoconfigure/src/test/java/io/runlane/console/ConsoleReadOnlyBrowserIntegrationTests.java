@@ -83,5 +83,9 @@ class ConsoleReadOnlyBrowserIntegrationTests {
                         """, parked.toString());
         assertThat(status).isEqualTo(403L);
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+
+        browser.go("#/schedules");
+        browser.awaitText(By.id("no-schedules"), "No schedules");
+        browser.screenshot("schedules-empty");
     }
 }

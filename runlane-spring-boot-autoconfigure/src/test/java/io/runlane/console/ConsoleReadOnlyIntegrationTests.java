@@ -111,8 +111,7 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(jsonPath("$.throughput.intervalMinutes").value(5))
                 .andExpect(jsonPath("$.throughput.intervals", hasSize(12)))
                 .andExpect(jsonPath("$.worker.running").value(true))
-                .andExpect(jsonPath("$.schedules.available").value(false))
-                .andExpect(jsonPath("$.schedules.overdue").value(nullValue()))
+                .andExpect(jsonPath("$.schedules.overdue").isArray())
                 .andReturn()
                 .getResponse()
                 .getContentAsString();
@@ -236,12 +235,26 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
-    void theSchedulesPageSaysThereAreNoSchedules() throws Exception {
+    void schedulesAreListedWithoutActions() throws Exception {
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("read-only-report"));
+
         mvc.perform(get(API + "/schedules"))
                 .andExpect(status().isOk())
-                .andExpect(jsonPath("$.available").value(false))
-                .andExpect(jsonPath("$.schedules", hasSize(0)))
-                .andExpect(jsonPath("$.note").value(notNullValue()));
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].taskId", hasItem("reports.build")))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].expression", hasItem("0 0 2 * * *")))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].nextFireAt", hasItem(notNullValue())))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].actions.pause", hasItem(false)));
+        mvc.perform(get(API + "/overview"))
+                .andExpect(jsonPath("$.schedules.total").value(1))
+                .andExpect(jsonPath("$.schedules.overdue", hasSize(0)));
+        mvc.perform(post(API + "/schedules/read-only-report/pause")
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{}"))
+                .andExpect(status().isForbidden());
+
+        assertThat(runlane.schedules().get("read-only-report").orElseThrow().paused())
+                .isFalse();
     }
 
     @Test

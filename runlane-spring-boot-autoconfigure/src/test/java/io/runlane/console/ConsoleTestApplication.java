@@ -3,6 +3,7 @@ package io.runlane.console;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.NonRetryableException;
 import io.runlane.RunContext;
+import io.runlane.ScheduleDefinition;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.testsupport.TestDatabase;
@@ -88,6 +89,14 @@ public class ConsoleTestApplication {
                 LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
             }
         }
+    }
+
+    /** A schedule of {@link Park} that fires at 02:00 each night. */
+    public static ScheduleDefinition nightlyReport(String id) {
+        return ScheduleDefinition.builder(id, "reports.build")
+                .cron("0 0 2 * * *")
+                .payload(new Payload("nightly", ""))
+                .build();
     }
 
     /** The database, a fresh schema for the calling test class, and the queues above. */

@@ -14,7 +14,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's operator actions (S-CO-2): cancel, retry and rerun a run, reset an idempotency key, each through
- * {@link RunlaneTemplate}'s operator API. {@link #guard()} lets a write through only when the console is
+ * {@link RunlaneTemplate}'s operator API ({@link ConsoleSchedules} pauses, resumes and triggers schedules). {@link #guard()} lets a write through only when the console is
  * unrestricted (otherwise 403) and the request carries the {@value #HEADER} header and a JSON body. Browsers send
  * neither from a cross-site form, and a cross-site script cannot send them without a CORS preflight the application
  * does not grant, so the actions are CSRF-safe on their own; behind Spring Security, its CSRF token is required as

@@ -18,7 +18,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's read requests: {@code GET api/console}, {@code api/overview}, {@code api/runs} (filters and cursor
- * paging of {@link io.runlane.RunOperations#list}), {@code api/runs/{id}} and {@code api/schedules}.
+ * paging of {@link io.runlane.RunOperations#list}) and {@code api/runs/{id}}; {@link ConsoleSchedules} answers
+ * {@code api/schedules}.
  */
 final class ConsoleApi {
 
@@ -61,11 +62,6 @@ final class ConsoleApi {
         return reads.detail(runId)
                 .map(ConsoleResponses::json)
                 .orElseGet(() -> ConsoleResponses.notFound("run_not_found", "No run " + runId));
-    }
-
-    ServerResponse schedules(ServerRequest request) {
-        ConsoleReads.SchedulesView state = ConsoleReads.SchedulesView.UNAVAILABLE;
-        return ConsoleResponses.json(new Schedules(state.available(), List.of(), state.note()));
     }
 
     private static List<String> values(ServerRequest request, String name) {
@@ -118,7 +114,4 @@ final class ConsoleApi {
 
     /** A page of runs; {@code nextCursor} is {@code null} on the last page. */
     record RunsPage(List<Run> runs, @Nullable String nextCursor) {}
-
-    /** The schedules page; {@code available} is false while Runlane has no schedule API. */
-    record Schedules(boolean available, List<Object> schedules, String note) {}
 }

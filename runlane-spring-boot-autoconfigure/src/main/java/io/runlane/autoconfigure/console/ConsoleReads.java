@@ -47,6 +47,8 @@ final class ConsoleReads {
 
     private final ConsoleSettings settings;
 
+    private final ConsoleSchedules schedules;
+
     private final @Nullable ExecutionSettings execution;
 
     private final @Nullable RunWorker worker;
@@ -59,6 +61,7 @@ final class ConsoleReads {
             @Nullable RunWorker worker) {
         this.engine = engine;
         this.activity = activity;
+        this.schedules = new ConsoleSchedules(engine, settings);
         this.settings = settings;
         this.execution = execution;
         this.worker = worker;
@@ -71,6 +74,10 @@ final class ConsoleReads {
         List<String> statuses =
                 Arrays.stream(RunStatus.values()).map(RunStatus::name).toList();
         return new ConsoleInfo(engine.settings().environment(), settings.access(), tasks, queues, statuses);
+    }
+
+    ConsoleSchedules schedules() {
+        return schedules;
     }
 
     /** Queues, throughput of the last hour, this instance's worker and the schedules' state. */
@@ -90,7 +97,7 @@ final class ConsoleReads {
                 throughput(Instant.now()),
                 describeWorker(),
                 activity.leasesByWorker(),
-                SchedulesView.UNAVAILABLE);
+                schedules.summary());
     }
 
     Page<Run> runs(RunQuery query) {
@@ -187,7 +194,7 @@ final class ConsoleReads {
             Throughput throughput,
             @Nullable WorkerView worker,
             List<WorkerLeases> leases,
-            SchedulesView schedules) {}
+            ConsoleSchedules.SchedulesSummary schedules) {}
 
     /**
      * A queue's active runs.
@@ -241,16 +248,6 @@ final class ConsoleReads {
             @Nullable Integer concurrency,
             @Nullable Instant lastPoll,
             @Nullable String lastPollFailure) {}
-
-    /**
-     * The schedules' state: {@code available} is false while Runlane has no schedule API, and then {@code overdue}
-     * is {@code null}.
-     */
-    record SchedulesView(boolean available, @Nullable Long overdue, String note) {
-
-        static final SchedulesView UNAVAILABLE =
-                new SchedulesView(false, null, "This version of Runlane has no schedules.");
-    }
 
     /**
      * A run with its history and the actions the console offers for it.

@@ -21,12 +21,20 @@ final class ConsoleRoutes {
 
     private final ConsoleActions actions;
 
+    private final ConsoleSchedules schedules;
+
     private final ConsolePage page;
 
-    ConsoleRoutes(ConsoleSettings settings, ConsoleApi api, ConsoleActions actions, ConsolePage page) {
+    ConsoleRoutes(
+            ConsoleSettings settings,
+            ConsoleApi api,
+            ConsoleActions actions,
+            ConsoleSchedules schedules,
+            ConsolePage page) {
         this.settings = settings;
         this.api = api;
         this.actions = actions;
+        this.schedules = schedules;
         this.page = page;
     }
 
@@ -38,11 +46,12 @@ final class ConsoleRoutes {
                 .GET(path + "/api/overview", api::overview)
                 .GET(path + "/api/runs", api::runs)
                 .GET(path + "/api/runs/{runId}", api::run)
-                .GET(path + "/api/schedules", api::schedules)
+                .GET(path + "/api/schedules", schedules::list)
                 .build();
         RouterFunction<ServerResponse> writes = RouterFunctions.route()
                 .POST(path + "/api/runs/{runId}/{action}", actions::runAction)
                 .POST(path + "/api/idempotency-keys/reset", actions::resetKey)
+                .POST(path + "/api/schedules/{scheduleId}/{action}", schedules::act)
                 .filter(actions.guard())
                 .build();
         return RouterFunctions.route()

@@ -132,11 +132,13 @@ function workerCard(worker, leases) {
 }
 
 function schedulesCard(schedules) {
+    const overdue = schedules.overdue.length === 0 ? 'none'
+        : h('span', {class: 'warn-text', text: `${schedules.overdue.length}: ${schedules.overdue.join(', ')}`});
     return h('section', {class: 'card', id: 'schedules-summary'},
-        h('div', {class: 'card-header'}, h('h2', {text: 'Schedules'}), h('a', {href: '#/schedules', class: 'muted', text: 'View'})),
+        h('div', {class: 'card-header'}, h('h2', {text: 'Schedules'}), h('a', {href: '#/schedules', text: 'View all'})),
         h('dl', {class: 'facts facts-compact'},
-            fact('Overdue', schedules.overdue === null || schedules.overdue === 0 ? 'none' : String(schedules.overdue))),
-        schedules.available ? null : h('p', {class: 'note', text: schedules.note}));
+            fact('Schedules', schedules.total === 0 ? 'none' : `${schedules.total}${schedules.paused ? ` (${schedules.paused} paused)` : ''}`),
+            fact('Overdue', overdue)));
 }
 
 function leasesList(leases, self) {
