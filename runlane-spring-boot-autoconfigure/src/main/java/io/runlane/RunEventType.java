@@ -11,5 +11,9 @@ public enum RunEventType {
     CANCELLATION_REQUESTED,
     CANCELLED,
     LEASE_EXPIRED,
-    IDEMPOTENCY_KEY_RESET
+    IDEMPOTENCY_KEY_RESET,
+    /** The run was parked: a durable sleep or a wait for another run (S-ST-7, S-RS-4). */
+    WAITING,
+    /** A durable step recorded its result (S-ST-6); the detail names the step and its occurrence. */
+    STEP_COMPLETED
 }

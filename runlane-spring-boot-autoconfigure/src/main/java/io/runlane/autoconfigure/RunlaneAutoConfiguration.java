@@ -161,7 +161,8 @@ public final class RunlaneAutoConfiguration {
             PruningSettings pruning,
             TaskRegistry tasks,
             PayloadCodec payloads,
-            ObjectProvider<EngineListener> listeners) {
+            ObjectProvider<EngineListener> listeners,
+            RunlaneProperties properties) {
         List<EngineListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,
@@ -171,7 +172,8 @@ public final class RunlaneAutoConfiguration {
                 pruning,
                 tasks,
                 payloads,
-                CompositeEngineListener.of(all));
+                CompositeEngineListener.of(all),
+                properties.getResults().getMaxSize().toBytes());
     }
 
     /** The worker; a lifecycle bean, so Spring starts it after every singleton and stops it first (S-EX-8). */

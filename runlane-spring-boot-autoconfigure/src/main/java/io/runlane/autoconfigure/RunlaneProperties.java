@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /** Configuration of Runlane, under the prefix {@code runlane}. */
 @ConfigurationProperties(prefix = "runlane")
@@ -31,6 +32,10 @@ public class RunlaneProperties {
     private final Failures failures = new Failures();
 
     private final Pruning pruning = new Pruning();
+
+    /** How task results are stored. */
+    @NestedConfigurationProperty
+    private final ResultsProperties results = new ResultsProperties();
 
     /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
@@ -81,6 +86,10 @@ public class RunlaneProperties {
 
     public Pruning getPruning() {
         return pruning;
+    }
+
+    public ResultsProperties getResults() {
+        return results;
     }
 
     /** The automatic pruning job. */

@@ -17,11 +17,19 @@ import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.ResultCodec;
+import io.runlane.internal.result.RunEndings;
+import io.runlane.internal.result.RunResults;
+import io.runlane.internal.step.DurableExecution;
+import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.TriggerEngine;
+import io.runlane.internal.wait.MissedWakeUps;
+import io.runlane.internal.wait.RunParking;
 import io.runlane.internal.worker.DueRunNotifier;
 import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunWorker;
+import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -58,6 +66,14 @@ public final class RunlaneEngine {
     private final AttemptOutcomes outcomes;
 
     private final BatchCompletions completions;
+
+    private final RunEndings endings;
+
+    private final StepStore steps;
+
+    private final MissedWakeUps missedWakeUps;
+
+    private final DurableExecution durable;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -103,6 +119,28 @@ public final class RunlaneEngine {
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener listener) {
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                pruningSettings,
+                tasks,
+                payloads,
+                listener,
+                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener userListener,
+            long maxResultBytes) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new TransactionTemplate(transactionManager);
         SqlTemplate sql = new SqlTemplate(settings.schema());
@@ -114,6 +152,11 @@ public final class RunlaneEngine {
         this.statistics = new RunStatistics(jdbc, sql, environment);
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        this.endings = new RunEndings(dataSource, settings.schema());
+        EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
+        ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
+        this.steps = new StepStore(jdbc, sql);
+        this.durable = new DurableExecution(steps, reads, codec, new RunParking(jdbc, sql, notifier));
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -125,7 +168,9 @@ public final class RunlaneEngine {
                 pruner,
                 new IdempotencyKeyResets(jdbc, sql, environment),
                 notifier,
-                listener);
+                listener,
+                new RunResults(reads, codec, endings),
+                steps);
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -141,7 +186,8 @@ public final class RunlaneEngine {
                 template,
                 listener,
                 notifier,
-                transactions);
+                transactions,
+                durable);
         this.leaseRescuer = new LeaseRescuer(
                 new ExpiredLeases(jdbc, sql, environment),
                 outcomes,
@@ -149,7 +195,9 @@ public final class RunlaneEngine {
                 new RetryPolicy(execution),
                 execution.recoveryBatchSize(),
                 listener);
-        this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
+        this.missedWakeUps = new MissedWakeUps(jdbc, sql, environment, notifier);
+        this.maintenance = new MaintenanceService(
+                leaseRescuer, missedWakeUps, execution.recoveryBatchSize(), execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),
@@ -213,5 +261,24 @@ public final class RunlaneEngine {
 
     public AttemptOutcomes outcomes() {
         return outcomes;
+    }
+
+    /** Wakes callers awaiting runs' ends (S-RS-2). */
+    public RunEndings endings() {
+        return endings;
+    }
+
+    /** Steps, waits and results of attempts (S-ST, S-RS). */
+    public DurableExecution durable() {
+        return durable;
+    }
+
+    public StepStore steps() {
+        return steps;
+    }
+
+    /** Maintenance's safety net for waits on other runs (S-RS-4). */
+    public MissedWakeUps missedWakeUps() {
+        return missedWakeUps;
     }
 }

@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       batches deleted, which stay in the index until vacuum. {@code FOR UPDATE SKIP LOCKED} makes concurrent
  *       pruners take disjoint batches and never wait for each other; the automatic job also skips runs whose
  *       idempotency retention is still running (S-IK-9);
- *   <li>delete their idempotency rows (the key becomes free), their events, and the runs;
+ *   <li>delete their idempotency rows (the key becomes free), their events, their steps (S-ST-6), and the runs;
  *   <li>return how many runs were deleted and the new cursor.
  * </ol>
  *
@@ -50,6 +50,8 @@ public final class RunPruner {
                   AND k.run_id = d.id
             ), deleted_events AS (
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
+            ), deleted_steps AS (
+                DELETE FROM {schema}.run_steps s USING doomed d WHERE s.run_id = d.id
             ), deleted_runs AS (
                 DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.finished_at
             )

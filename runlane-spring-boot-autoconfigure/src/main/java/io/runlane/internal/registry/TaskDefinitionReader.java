@@ -3,8 +3,10 @@ package io.runlane.internal.registry;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.Task;
+import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.result.FunctionTaskHandler;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -29,9 +31,18 @@ public final class TaskDefinitionReader {
     @SuppressWarnings("unchecked")
     public TaskDefinition read(Object bean) {
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
-        if (!(bean instanceof TaskHandler<?> handler)) {
+        TaskHandler<?> handler;
+        Class<?> taskInterface;
+        if (bean instanceof TaskHandler<?> taskHandler) {
+            handler = taskHandler;
+            taskInterface = TaskHandler.class;
+        } else if (bean instanceof TaskFunction<?, ?> function) {
+            // S-RS-1: the adapter hands the returned value to the attempt, which stores it with the completion.
+            handler = new FunctionTaskHandler(function);
+            taskInterface = TaskFunction.class;
+        } else {
             throw new TaskDeclarationException(
-                    handlerClass, "is annotated with @Task but does not implement TaskHandler");
+                    handlerClass, "is annotated with @Task but implements neither TaskHandler nor TaskFunction");
         }
         Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
         if (task == null) {
@@ -46,11 +57,13 @@ public final class TaskDefinitionReader {
                             + " (declared: " + settings.queues() + ") (S-QC-1)");
         }
         ResolvableType payload =
-                ResolvableType.forClass(handlerClass).as(TaskHandler.class).getGeneric(0);
+                ResolvableType.forClass(handlerClass).as(taskInterface).getGeneric(0);
         Class<?> payloadClass = payload.resolve();
         if (payloadClass == null || payload.hasUnresolvableGenerics()) {
             throw new TaskDeclarationException(
-                    handlerClass, "must implement TaskHandler<P> with a concrete payload type P, but it is " + payload);
+                    handlerClass,
+                    "must implement " + taskInterface.getSimpleName() + " with a concrete payload type P, but it is "
+                            + payload);
         }
         IdempotencyKeyTtl ttl = task.idempotencyKeyTtl().isEmpty() ? null : ttl(handlerClass, task.idempotencyKeyTtl());
         if (task.maxAttempts() < 0) {

@@ -4,7 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
-import io.runlane.TaskHandler;
+import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
@@ -51,7 +51,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     }
 
     @Override
-    public <P> TriggerResult trigger(Class<? extends TaskHandler<P>> task, P payload, TriggerOptions options) {
+    public <P> TriggerResult trigger(Class<? extends TaskKeys<P>> task, P payload, TriggerOptions options) {
         Objects.requireNonNull(task, "task");
         return admitter.admit(planner.plan(tasks.require(task), payload, orNone(options)));
     }

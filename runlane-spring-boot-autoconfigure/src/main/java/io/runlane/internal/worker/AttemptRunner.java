@@ -9,7 +9,11 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.FunctionTaskHandler;
+import io.runlane.internal.step.AttemptSteps;
+import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.trigger.PayloadCodec;
+import io.runlane.internal.wait.WaitRequest;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -25,8 +29,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <ol>
  *   <li>read the payload back and validate it again; if that fails the run fails at once with {@code
  *       payload_invalid}, without calling the handler (S-ID-4);
- *   <li>call the handler;
- *   <li>returned: complete, or release if the handler asked for it (S-EX-6); threw: retry after the policy's delay
+ *   <li>call the handler, with the attempt's durable steps ({@link AttemptSteps}, S-ST);
+ *   <li>asked to wait (a sleep or an await, even if it then swallowed the signal): park the run as {@code WAITING}
+ *       (S-ST-7, S-RS-4); a step found the attempt fenced out: end without an outcome (S-ST-3);
+ *   <li>returned: complete, storing a task function's result (S-RS-1, too large: fail at once, S-RS-5), or release
+ *       if the handler asked for it (S-EX-6); threw: retry after the policy's delay
  *       or fail (S-EX-4, S-EX-5). A run whose cancellation was requested ends {@code CANCELLED} when the handler
  *       returns and {@code FAILED} when it throws (S-CA-2).
  * </ol>
@@ -53,6 +60,8 @@ final class AttemptRunner {
 
     private final CompletionWriter completions;
 
+    private final DurableExecution durable;
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -61,7 +70,9 @@ final class AttemptRunner {
             FailureDescriber failures,
             EngineListener listener,
             TransactionTemplate transactions,
-            CompletionWriter completions) {
+            CompletionWriter completions,
+            DurableExecution durable) {
+        this.durable = durable;
         this.transactions = transactions;
         this.completions = completions;
         this.tasks = tasks;
@@ -99,11 +110,36 @@ final class AttemptRunner {
                     "payload_invalid",
                     followUp);
         }
+        AttemptSteps steps = durable.open(claimed, worker);
+        context.steps(steps);
         Throwable failure = null;
+        steps.handlerStarted();
         try {
             task.handler().run(payload, context);
         } catch (Throwable ex) {
             failure = ex;
+        } finally {
+            steps.handlerEnded();
+        }
+        if (steps.fencedOut()) {
+            record(context, Optional.empty(), started, "step_fenced_out");
+            return null;
+        }
+        WaitRequest wait = steps.suspension();
+        if (wait != null) {
+            return record(
+                    context,
+                    () -> durable.parking().parkIfHeld(run.id(), claimed.fencingToken(), worker, wait),
+                    started,
+                    "waiting",
+                    followUp);
+        }
+        if (failure == null && task.handler() instanceof FunctionTaskHandler) {
+            try {
+                context.resultJson(durable.codec().writeTaskResult(context.result()));
+            } catch (RuntimeException ex) {
+                failure = ex;
+            }
         }
         if (failure == null) {
             AttemptContext.Release release = context.requestedRelease();

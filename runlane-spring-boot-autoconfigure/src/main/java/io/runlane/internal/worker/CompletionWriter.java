@@ -181,7 +181,9 @@ final class CompletionWriter {
         List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
         for (Completion completion : batch) {
             attempts.add(new BatchCompletions.HeldAttempt(
-                    completion.context().runId(), completion.context().claimed().fencingToken()));
+                    completion.context().runId(),
+                    completion.context().claimed().fencingToken(),
+                    completion.context().resultJson()));
         }
         Map<UUID, RunStatus> completed = null;
         for (int attempt = 1; completed == null && attempt <= ATTEMPTS_PER_BATCH; attempt++) {

@@ -11,6 +11,7 @@ import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
@@ -129,7 +130,8 @@ public final class RunWorker implements SmartLifecycle {
             RunlaneTemplate template,
             EngineListener listener,
             DueRunNotifier notifier,
-            TransactionTemplate transactions) {
+            TransactionTemplate transactions,
+            DurableExecution durable) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.dataSource = dataSource;
         this.settings = settings;
@@ -152,7 +154,8 @@ public final class RunWorker implements SmartLifecycle {
                 new FailureDescriber(execution.maxFailureMessageLength()),
                 listener,
                 transactions,
-                completionWriter);
+                completionWriter,
+                durable);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */

@@ -1,0 +1,131 @@
+package io.runlane.internal.step;
+
+import io.runlane.RunStep;
+import io.runlane.internal.jdbc.SqlTemplate;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Reads and records completed steps ({@code run_steps}, S-ST-1..6).
+ *
+ * <p>Recording is one statement, its own short transaction, fenced by the attempt's claim (S-ST-3):
+ *
+ * <ol>
+ *   <li>bump the run's event sequence, only while the run is running under the attempt's fencing token and the
+ *       step is not recorded yet; the update takes the run's row lock, so a lease takeover, a cancellation or
+ *       another recording of the run waits for it or is waited for, and the token is checked on the newest row;
+ *   <li>insert the step, {@code ON CONFLICT DO NOTHING}: the primary key (run, name, occurrence) lets one
+ *       recording win whatever happens concurrently;
+ *   <li>append the {@code STEP_COMPLETED} event with the sequence number of step 1 (S-ST-6, S-RL-2).
+ * </ol>
+ *
+ * A recording that wrote nothing was either fenced out, or found the step already recorded; the caller tells them
+ * apart by reading the step.
+ */
+public final class StepStore {
+
+    private static final String FIND = """
+            SELECT result::text AS result FROM {schema}.run_steps
+            WHERE run_id = :runId AND name = :name AND occurrence = :occurrence
+            """;
+
+    private static final String RECORD = """
+            WITH held AS (
+                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
+                WHERE r.id = :runId AND r.fencing_token = :token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                  AND NOT EXISTS (SELECT FROM {schema}.run_steps s
+                                  WHERE s.run_id = :runId AND s.name = :name AND s.occurrence = :occurrence)
+                RETURNING r.id, r.last_event_seq, r.status
+            ), recorded AS (
+                INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
+                SELECT id, :name, :occurrence, :stepId, cast(:result AS jsonb), statement_timestamp() FROM held
+                ON CONFLICT DO NOTHING
+                RETURNING run_id
+            ), recorded_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'STEP_COMPLETED', status, statement_timestamp(), :actor, :detail FROM held
+            )
+            SELECT count(*) FROM recorded
+            """;
+
+    private static final String LIST = """
+            SELECT name, occurrence, step_id, completed_at, result::text AS result FROM {schema}.run_steps
+            WHERE run_id = :runId
+            ORDER BY completed_at, name, occurrence
+            """;
+
+    private static final String NOW = "SELECT statement_timestamp()";
+
+    /** A recorded step's result as JSON text; {@code null} for a step without a result. */
+    public record StoredResult(@Nullable String json) {}
+
+    private final JdbcClient jdbc;
+
+    private final String find;
+
+    private final String record;
+
+    private final String list;
+
+    public StepStore(JdbcClient jdbc, SqlTemplate sql) {
+        this.jdbc = jdbc;
+        this.find = sql.format(FIND);
+        this.record = sql.format(RECORD);
+        this.list = sql.format(LIST);
+    }
+
+    /** The recorded result of a step, if it completed. */
+    public Optional<StoredResult> find(UUID runId, String name, int occurrence) {
+        return jdbc.sql(find)
+                .paramSource(step(runId, name, occurrence))
+                .query((rs, rowNum) -> new StoredResult(rs.getString("result")))
+                .optional();
+    }
+
+    /**
+     * Records a completed step for the attempt holding {@code token}. Returns whether this call recorded it; {@code
+     * false} when the attempt no longer holds the run or the step was already recorded.
+     */
+    public boolean recordIfHeld(
+            UUID runId, long token, String actor, String name, int occurrence, String stepId, @Nullable String json) {
+        MapSqlParameterSource params = step(runId, name, occurrence)
+                .addValue("token", token, Types.BIGINT)
+                .addValue("actor", actor, Types.VARCHAR)
+                .addValue("stepId", stepId, Types.VARCHAR)
+                .addValue("result", json, Types.VARCHAR)
+                .addValue("detail", name + " #" + occurrence, Types.VARCHAR);
+        return jdbc.sql(record).paramSource(params).query(Long.class).single() == 1;
+    }
+
+    /** A run's completed steps in completion order (S-ST-6). */
+    public List<RunStep> list(UUID runId) {
+        return jdbc.sql(list)
+                .paramSource(new MapSqlParameterSource().addValue("runId", runId, Types.OTHER))
+                .query((rs, rowNum) -> new RunStep(
+                        rs.getString("name"),
+                        rs.getInt("occurrence"),
+                        rs.getString("step_id"),
+                        rs.getObject("completed_at", OffsetDateTime.class).toInstant(),
+                        rs.getString("result")))
+                .list();
+    }
+
+    /** The database clock (S-RL-3). */
+    public Instant now() {
+        return jdbc.sql(NOW).query(OffsetDateTime.class).single().toInstant();
+    }
+
+    private static MapSqlParameterSource step(UUID runId, String name, int occurrence) {
+        return new MapSqlParameterSource()
+                .addValue("runId", runId, Types.OTHER)
+                .addValue("name", name, Types.VARCHAR)
+                .addValue("occurrence", occurrence, Types.INTEGER);
+    }
+}
