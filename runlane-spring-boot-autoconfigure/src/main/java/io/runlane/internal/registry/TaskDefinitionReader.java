@@ -42,7 +42,7 @@ public final class TaskDefinitionReader {
             taskInterface = TaskFunction.class;
         } else {
             throw new TaskDeclarationException(
-                    handlerClass, "is annotated with @Task but implements neither TaskHandler nor TaskFunction");
+                    handlerClass, "is annotated with @Task but does not implement TaskHandler or TaskFunction");
         }
         Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
         if (task == null) {
