@@ -66,7 +66,22 @@ public final class AttemptSteps {
 
     private volatile boolean fencedOut;
 
-    public AttemptSteps(StepStore store, RunReads reads, ResultCodec codec, UUID runId, long token, String worker) {
+    /** The results recorded before this attempt, read once at the first step; none for a run's first attempt. */
+    private @Nullable Map<String, StepStore.StoredResult> recordedBefore;
+
+    /**
+     * @param firstAttempt whether this is the run's first attempt, which no step can precede: its steps skip the
+     *     read of earlier results
+     */
+    public AttemptSteps(
+            StepStore store,
+            RunReads reads,
+            ResultCodec codec,
+            UUID runId,
+            long token,
+            String worker,
+            boolean firstAttempt) {
+        this.recordedBefore = firstAttempt ? Map.of() : null;
         this.store = store;
         this.reads = reads;
         this.codec = codec;
@@ -99,7 +114,7 @@ public final class AttemptSteps {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(fn, "fn");
         int occurrence = next(name);
-        Optional<StepStore.StoredResult> stored = store.find(runId, name, occurrence);
+        Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
         if (stored.isPresent()) {
             return read(name, occurrence, stored.get().json(), type);
         }
@@ -111,7 +126,7 @@ public final class AttemptSteps {
         enter(name);
         Objects.requireNonNull(action, "action");
         int occurrence = next(name);
-        if (store.find(runId, name, occurrence).isPresent()) {
+        if (recorded(name, occurrence).isPresent()) {
             return;
         }
         call(name, occurrence, step -> {
@@ -147,7 +162,7 @@ public final class AttemptSteps {
             throw new ConfigurationInvalidException("runId", "must not be the awaiting run itself (" + runId + ")");
         }
         int occurrence = next(name);
-        Optional<StepStore.StoredResult> outcome = store.find(runId, name, occurrence);
+        Optional<StepStore.StoredResult> outcome = recorded(name, occurrence);
         if (outcome.isEmpty()) {
             Instant deadline = timer(name + ".deadline", next(name + ".deadline"), timeout);
             Run run = reads.get(awaited).orElseThrow(() -> new RunNotFoundException(awaited));
@@ -175,12 +190,22 @@ public final class AttemptSteps {
 
     /** A memoized wake-up time: recorded as now + {@code duration} (database clock) the first time. */
     private Instant timer(String name, int occurrence, Duration duration) {
-        Optional<StepStore.StoredResult> stored = store.find(runId, name, occurrence);
+        Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
         if (stored.isPresent()) {
             return Objects.requireNonNull(read(name, occurrence, stored.get().json(), Instant.class));
         }
         Instant wakeAt = store.now().plus(duration);
         return Objects.requireNonNull(record(name, occurrence, codec.write(wakeAt), Instant.class));
+    }
+
+    /** A result recorded before this attempt; one read per attempt, at its first step. */
+    private Optional<StepStore.StoredResult> recorded(String name, int occurrence) {
+        Map<String, StepStore.StoredResult> before = recordedBefore;
+        if (before == null) {
+            before = store.results(runId);
+            recordedBefore = before;
+        }
+        return Optional.ofNullable(before.get(StepStore.key(name, occurrence)));
     }
 
     private <R> @Nullable R call(String name, int occurrence, StepFunction<R> fn) throws Exception {

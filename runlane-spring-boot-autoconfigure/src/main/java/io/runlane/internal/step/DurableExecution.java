@@ -28,7 +28,14 @@ public final class DurableExecution {
 
     /** The steps of one attempt of a claimed run, recorded on behalf of {@code worker}. */
     public AttemptSteps open(ClaimedRun claimed, String worker) {
-        return new AttemptSteps(steps, reads, codec, claimed.run().id(), claimed.fencingToken(), worker);
+        return new AttemptSteps(
+                steps,
+                reads,
+                codec,
+                claimed.run().id(),
+                claimed.fencingToken(),
+                worker,
+                claimed.run().attempts() == 1);
     }
 
     public RunParking parking() {

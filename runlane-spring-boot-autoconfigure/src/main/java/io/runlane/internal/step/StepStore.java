@@ -5,7 +5,9 @@ import io.runlane.internal.jdbc.SqlTemplate;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +63,10 @@ public final class StepStore {
             ORDER BY completed_at, name, occurrence
             """;
 
+    private static final String RESULTS = """
+            SELECT name, occurrence, result::text AS result FROM {schema}.run_steps WHERE run_id = :runId
+            """;
+
     private static final String NOW = "SELECT statement_timestamp()";
 
     /** A recorded step's result as JSON text; {@code null} for a step without a result. */
@@ -74,11 +80,14 @@ public final class StepStore {
 
     private final String list;
 
+    private final String results;
+
     public StepStore(JdbcClient jdbc, SqlTemplate sql) {
         this.jdbc = jdbc;
         this.find = sql.format(FIND);
         this.record = sql.format(RECORD);
         this.list = sql.format(LIST);
+        this.results = sql.format(RESULTS);
     }
 
     /** The recorded result of a step, if it completed. */
@@ -87,6 +96,24 @@ public final class StepStore {
                 .paramSource(step(runId, name, occurrence))
                 .query((rs, rowNum) -> new StoredResult(rs.getString("result")))
                 .optional();
+    }
+
+    /** Every recorded result of a run, by {@link #key(String, int)}: one query instead of one per step. */
+    public Map<String, StoredResult> results(UUID runId) {
+        Map<String, StoredResult> recorded = new HashMap<>();
+        jdbc.sql(results)
+                .paramSource(new MapSqlParameterSource().addValue("runId", runId, Types.OTHER))
+                .query(rs -> {
+                    recorded.put(
+                            key(rs.getString("name"), rs.getInt("occurrence")),
+                            new StoredResult(rs.getString("result")));
+                });
+        return recorded;
+    }
+
+    /** The key of a step in {@link #results}. */
+    public static String key(String name, int occurrence) {
+        return occurrence + "#" + name;
     }
 
     /**
