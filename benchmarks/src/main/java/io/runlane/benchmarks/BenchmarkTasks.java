@@ -83,7 +83,10 @@ final class BenchmarkTasks {
         }
     }
 
-    /** Returns at once, noting when, so that the await scenario can time its parent's resumption. */
+    /**
+     * Returns after 20 ms, so that its parent has parked by then, noting when it returned, so that the await scenario
+     * can time its parent's resumption.
+     */
     @Task(id = CHILD)
     public static final class ChildTask implements TaskFunction<ChildTask.Payload, Integer> {
 
@@ -92,7 +95,8 @@ final class BenchmarkTasks {
         static final java.util.Map<Integer, Long> RETURNED_AT = new java.util.concurrent.ConcurrentHashMap<>();
 
         @Override
-        public Integer run(Payload payload, RunContext context) {
+        public Integer run(Payload payload, RunContext context) throws InterruptedException {
+            Thread.sleep(20);
             RETURNED_AT.put(payload.index(), System.nanoTime());
             return payload.index();
         }

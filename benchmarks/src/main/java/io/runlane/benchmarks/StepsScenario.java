@@ -52,7 +52,55 @@ final class StepsScenario implements Scenario {
             // 8 threads drain in parallel: thread time per run is 8 / rate; nine more steps explain the difference.
             perStep.add((Drain.THREADS / tenSteps.get(i) - Drain.THREADS / oneStep.get(i)) * 1000 / 9);
         }
-        report.figure("steps: thread time per additional durable step (ms)", new Rounds(perStep), 3);
+        Rounds runlanePerStep = new Rounds(perStep);
+        report.figure("steps: thread time per additional durable step (ms)", runlanePerStep, 3);
+        compareWithDbos(context, report, jobs, new Latencies.Series("", stepCalls).p50());
+    }
+
+    /**
+     * The same 1-step and 10-step workflows in DBOS Transact; reported as a note, with the reason, when DBOS cannot
+     * run here. The figure compared is the p50 of one step call inside a 10-step run on 8 threads.
+     */
+    private static void compareWithDbos(BenchmarkContext context, Report report, int jobs, Rounds runlaneStepP50) {
+        context.jdbc().execute("DROP SCHEMA IF EXISTS " + DbosSteps.SCHEMA + " CASCADE");
+        try (DbosSteps dbos = new DbosSteps(context.pool())) {
+            dbos.drain(context.options().size(500, 200), 10);
+            List<Double> oneStep = new ArrayList<>();
+            List<Double> tenSteps = new ArrayList<>();
+            List<Double> perStep = new ArrayList<>();
+            List<Latencies> stepCalls = new ArrayList<>();
+            for (int round = 0; round < context.options().rounds(); round++) {
+                oneStep.add(dbos.drain(jobs, 1));
+                DbosSteps.STEP_NANOS.clear();
+                tenSteps.add(dbos.drain(jobs, 10));
+                stepCalls.add(new Latencies(
+                        DbosSteps.STEP_NANOS.stream().map(nanos -> nanos / 1e6).toList()));
+                perStep.add((Drain.THREADS / tenSteps.get(round) - Drain.THREADS / oneStep.get(round)) * 1000 / 9);
+                context.progress(
+                        "steps, DBOS round %d: 1 step %.0f workflows/s, 10 steps %.0f workflows/s",
+                        round + 1, oneStep.get(round), tenSteps.get(round));
+            }
+            String scenario = String.format(Locale.ROOT, "%,d workflows, 8 threads (workflows/s)", jobs);
+            Latencies.Series dbosCalls =
+                    new Latencies.Series("DBOS Transact: one step call, 10-step workflow", stepCalls);
+            report.latency(dbosCalls);
+            report.figure("steps: DBOS Transact, workflow with 1 step, " + scenario, new Rounds(oneStep), 0);
+            report.figure("steps: DBOS Transact, workflow with 10 steps, " + scenario, new Rounds(tenSteps), 0);
+            Rounds dbosPerStep = new Rounds(perStep);
+            report.figure("steps: DBOS Transact, thread time per additional step (ms)", dbosPerStep, 3);
+            report.note(String.format(
+                    Locale.ROOT,
+                    "Steps: Runlane's p50 step call is %.2f × DBOS Transact's (%.3f vs %.3f ms, 10-step runs on 8"
+                            + " threads); both record every step in its own transaction before it returns.",
+                    runlaneStepP50.median() / dbosCalls.p50().median(),
+                    runlaneStepP50.median(),
+                    dbosCalls.p50().median()));
+        } catch (Exception | LinkageError ex) {
+            report.note("Steps: the DBOS Transact comparison did not run: " + ex);
+            context.progress("steps: DBOS Transact did not run: %s", ex);
+        } finally {
+            context.jdbc().execute("DROP SCHEMA IF EXISTS " + DbosSteps.SCHEMA + " CASCADE");
+        }
     }
 
     /** Enqueues {@code jobs} runs of a task with {@code steps} steps, drains them, and returns runs per second. */

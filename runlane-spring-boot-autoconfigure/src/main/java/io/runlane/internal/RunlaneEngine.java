@@ -152,7 +152,7 @@ public final class RunlaneEngine {
         this.statistics = new RunStatistics(jdbc, sql, environment);
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
-        this.endings = new RunEndings(dataSource, settings.schema());
+        this.endings = new RunEndings(dataSource, sql, notifier);
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);

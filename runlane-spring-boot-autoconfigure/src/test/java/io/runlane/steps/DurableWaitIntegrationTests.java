@@ -304,6 +304,85 @@ class DurableWaitIntegrationTests {
     }
 
     @Test
+    @DisplayName("Finding: a run that parks while its awaited run's completion waits for the park's lock is woken"
+            + " right after that completion commits, not at its deadline (S-RS-4)")
+    void parkRacingTheAwaitedRunsCompletionIsWokenAfterTheCompletion() throws Exception {
+        UUID child = runlane.template()
+                .trigger("waits.quick", new Quick.Payload("child"))
+                .runId();
+        UUID parent = runlane.template()
+                .trigger("waits.quick", new Quick.Payload("parent"))
+                .runId();
+        java.util.List<io.runlane.internal.jdbc.ClaimedRun> claimed = runlane.engine()
+                .claims()
+                .claimDue(
+                        "test-worker",
+                        java.util.List.of("solo"),
+                        java.util.List.of("waits.quick"),
+                        2,
+                        Duration.ofMinutes(1));
+        io.runlane.internal.jdbc.ClaimedRun childClaim = claimed.stream()
+                .filter(run -> run.run().id().equals(child))
+                .findFirst()
+                .orElseThrow();
+        io.runlane.internal.jdbc.ClaimedRun parentClaim = claimed.stream()
+                .filter(run -> run.run().id().equals(parent))
+                .findFirst()
+                .orElseThrow();
+        CountDownLatch parked = new CountDownLatch(1);
+        CountDownLatch commitPark = new CountDownLatch(1);
+        org.springframework.transaction.support.TransactionTemplate transactions =
+                new org.springframework.transaction.support.TransactionTemplate(
+                        new org.springframework.jdbc.support.JdbcTransactionManager(dataSource));
+        Thread park = new Thread(() -> transactions.executeWithoutResult(status -> {
+            runlane.engine()
+                    .durable()
+                    .parking()
+                    .parkIfHeld(
+                            parent,
+                            parentClaim.fencingToken(),
+                            "test-worker",
+                            io.runlane.internal.wait.WaitRequest.forRun(
+                                    child, Instant.now().plus(Duration.ofHours(1)), "racing"));
+            parked.countDown();
+            try {
+                commitPark.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        park.start();
+        assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
+        Thread complete = new Thread(() -> runlane.engine()
+                .completions()
+                .complete(
+                        java.util.List.of(new io.runlane.internal.jdbc.BatchCompletions.HeldAttempt(
+                                child, childClaim.fencingToken())),
+                        "test-worker"));
+        complete.start();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.jdbc()
+                                .queryForObject(
+                                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                                + " AND query LIKE 'WITH changed AS%' AND query LIKE ?",
+                                        Long.class, "%" + runlane.schema() + ".runs%")
+                        > 0);
+        commitPark.countDown();
+        park.join();
+        complete.join();
+        assertThat(runlane.run(child).status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(runlane.run(parent).runAt())
+                .as("the completion's own wake-up ran on a snapshot without the park")
+                .isAfter(Instant.now().plus(Duration.ofMinutes(30)));
+
+        runlane.engine().endings().ended(child);
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.run(parent).runAt().isBefore(Instant.now().plusSeconds(1)));
+        assertThat(runlane.run(parent).status()).isEqualTo(RunStatus.WAITING);
+    }
+
+    @Test
     @DisplayName("S-RS-4: maintenance wakes a WAITING run whose awaited run ended without waking it")
     void maintenanceWakesAStrandedWait() {
         UUID child = runlane.template()

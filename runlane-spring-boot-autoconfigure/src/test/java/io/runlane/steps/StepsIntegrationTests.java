@@ -308,29 +308,33 @@ class StepsIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-ST-3: concurrent recordings of one step: exactly one wins and one event is appended")
+    @DisplayName("Finding: concurrent recordings of one step: exactly one wins, and only the winner appends an event"
+            + " (S-ST-3, S-RL-2)")
     void concurrentRecordingsOfOneStepHaveOneWinner() {
-        UUID runId = runlane.template()
-                .trigger("steps.twoSteps", new TwoSteps.Payload("c"))
-                .runId();
-        ClaimedRun claimed = claimAsDeadWorker(runId, "steps.twoSteps");
-        String stepId = StepIds.stepId(runId, "first", 1);
-        List<Concurrently.Outcome<Boolean>> outcomes = Concurrently.run(
-                16,
-                i -> () -> runlane.engine()
-                        .steps()
-                        .recordIfHeld(runId, claimed.fencingToken(), "w" + i, "first", 1, stepId, "" + i));
+        for (int round = 0; round < 5; round++) {
+            UUID runId = runlane.template()
+                    .trigger("steps.twoSteps", new TwoSteps.Payload("c" + round))
+                    .runId();
+            ClaimedRun claimed = claimAsDeadWorker(runId, "steps.twoSteps");
+            String stepId = StepIds.stepId(runId, "first", 1);
+            List<Concurrently.Outcome<Boolean>> outcomes = Concurrently.run(
+                    16,
+                    i -> () -> runlane.engine()
+                            .steps()
+                            .recordIfHeld(runId, claimed.fencingToken(), "w" + i, "first", 1, stepId, "" + i));
 
-        assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
-        assertThat(outcomes).filteredOn(Concurrently.Outcome::value).hasSize(1);
-        assertThat(runlane.template().runs().steps(runId)).hasSize(1);
-        assertThat(runlane.template().runs().events(runId))
-                .filteredOn(event -> event.type() == RunEventType.STEP_COMPLETED)
-                .hasSize(1);
-        List<Integer> seqs = runlane.template().runs().events(runId).stream()
-                .map(RunEvent::sequence)
-                .toList();
-        assertThat(seqs).containsExactly(1, 2, 3);
+            assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
+            assertThat(outcomes).filteredOn(Concurrently.Outcome::value).hasSize(1);
+            assertThat(runlane.template().runs().steps(runId)).hasSize(1);
+            assertThat(runlane.template().runs().events(runId))
+                    .as("one event, no gap in the sequence")
+                    .extracting(RunEvent::type, RunEvent::sequence)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(RunEventType.CREATED, 1),
+                            org.assertj.core.groups.Tuple.tuple(RunEventType.CLAIMED, 2),
+                            org.assertj.core.groups.Tuple.tuple(RunEventType.STEP_COMPLETED, 3));
+            runlane.finish(runId, RunStatus.CANCELLED);
+        }
     }
 
     @Test

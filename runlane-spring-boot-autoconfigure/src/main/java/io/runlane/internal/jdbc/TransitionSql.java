@@ -12,8 +12,9 @@ package io.runlane.internal.jdbc;
  *   <li>appends each run's event with the sequence number the update assigned;
  *   <li>wakes the {@code WAITING} runs that await a run that became terminal: their {@code run_at} becomes now, so
  *       workers claim them at once (S-RS-4), and, only when it woke any, notifies workers on {@code
- *       runlane_<schema>} when the transaction commits. A run that parks concurrently, on a snapshot this statement
- *       does not see, is woken by its own parking statement or by maintenance ({@code MissedWakeUps}).
+ *       runlane_<schema>} when the transaction commits. A run that parks concurrently, which this statement's
+ *       snapshot cannot show, is woken by its own parking statement or right after this one commits ({@code
+ *       RunEndings}, {@code MissedWakeUps}).
  * </ol>
  *
  * Singleton ownership needs no statement: {@code finished_at} leaves the partial unique index when set.

@@ -3,6 +3,8 @@ package io.runlane.internal.result;
 import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.worker.DueRunNotifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
@@ -28,7 +31,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  *       own subscribers at once and queues the run id for a {@code NOTIFY} on {@code runlane_<schema>_ended};
  *   <li>one daemon thread sends those ids, coalesced, at most one notification every 5 ms (many ids per payload,
  *       or {@code *} for "re-check everything" when too many ended at once), each in its own tiny transaction, so
- *       that completions never serialise on PostgreSQL's notification queue;
+ *       that completions never serialise on PostgreSQL's notification queue. The same statement wakes the {@code
+ *       WAITING} runs that await those runs ({@link #WAKE_AND_NOTIFY}) and, if it woke any, the workers;
  *   <li>one listening connection per engine, opened while anybody waits (and for a while after), wakes the
  *       subscribers of the ids it hears from other instances. Never a connection per caller: 200 callers awaiting
  *       one run share it.
@@ -76,7 +80,28 @@ public final class RunEndings implements EngineListener {
         }
     }
 
+    /**
+     * S-RS-4: wakes the runs parked on runs that ended, and notifies callers. The statement that ended a run already
+     * woke the runs it could see parked; this one, run after that statement committed and on a fresh snapshot, sees
+     * every park that committed before it. A park still in progress then read the ended run under a share lock, so
+     * it either saw the end or made the ending statement wait for it to commit, which is before this statement: with
+     * both, no parked run is missed ({@code RunParking}, {@code TransitionSql}). Maintenance covers a crash between
+     * the two ({@code MissedWakeUps}).
+     */
+    private static final String WAKE_AND_NOTIFY = """
+            WITH woken AS (
+                UPDATE {schema}.runs SET run_at = statement_timestamp()
+                WHERE status = 'WAITING' AND awaiting_run_id = ANY(?) AND run_at > statement_timestamp()
+                RETURNING id
+            )
+            SELECT (SELECT count(*) FROM woken) AS woken, pg_notify(?, ?) AS notified
+            """;
+
     private final DataSource dataSource;
+
+    private final String wakeAndNotify;
+
+    private final DueRunNotifier workers;
 
     private final String channel;
 
@@ -96,7 +121,10 @@ public final class RunEndings implements EngineListener {
 
     private CountDownLatch listenerReady = new CountDownLatch(1);
 
-    public RunEndings(DataSource dataSource, String schema) {
+    public RunEndings(DataSource dataSource, SqlTemplate sql, DueRunNotifier workers) {
+        String schema = sql.schema();
+        this.wakeAndNotify = sql.format(WAKE_AND_NOTIFY);
+        this.workers = workers;
         this.dataSource = dataSource;
         this.channel = "runlane_" + schema + "_ended";
         this.jdbc = new JdbcTemplate(dataSource);
@@ -186,12 +214,21 @@ public final class RunEndings implements EngineListener {
                 String payload = ids.size() > MAX_IDS_PER_NOTIFICATION
                         ? EVERYTHING
                         : String.join(",", ids.stream().map(UUID::toString).toList());
-                jdbc.query("SELECT pg_notify(?, ?)", rs -> null, channel, payload);
+                Long woken = jdbc.query(
+                        wakeAndNotify,
+                        rs -> rs.next() ? rs.getLong("woken") : 0L,
+                        new SqlArrayValue("uuid", ids.toArray()),
+                        channel,
+                        payload);
+                if (woken != null && woken > 0) {
+                    workers.runBecameDue();
+                }
                 Thread.sleep(MIN_INTERVAL_MILLIS);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException ex) {
-                logger.debug("Could not notify other instances of ended runs; their callers poll", ex);
+                logger.debug(
+                        "Could not wake the waiters of ended runs; callers poll, maintenance wakes parked runs", ex);
             }
         }
     }

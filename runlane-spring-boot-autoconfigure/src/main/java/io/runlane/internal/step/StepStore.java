@@ -20,12 +20,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <p>Recording is one statement, its own short transaction, fenced by the attempt's claim (S-ST-3):
  *
  * <ol>
- *   <li>bump the run's event sequence, only while the run is running under the attempt's fencing token and the
- *       step is not recorded yet; the update takes the run's row lock, so a lease takeover, a cancellation or
- *       another recording of the run waits for it or is waited for, and the token is checked on the newest row;
+ *   <li>lock the run's row, only while it is running under the attempt's fencing token: a lease takeover, a
+ *       cancellation or another recording of the run waits for it or is waited for, and the token is checked on
+ *       the newest row version;
  *   <li>insert the step, {@code ON CONFLICT DO NOTHING}: the primary key (run, name, occurrence) lets one
- *       recording win whatever happens concurrently;
- *   <li>append the {@code STEP_COMPLETED} event with the sequence number of step 1 (S-ST-6, S-RL-2).
+ *       recording win whatever happens concurrently, and a recording that waited for the lock sees the winner's
+ *       committed row;
+ *   <li>only if the step was inserted, bump the run's event sequence and append the {@code STEP_COMPLETED} event
+ *       with it (S-ST-6, S-RL-2), so that a losing recording leaves no gap in the sequence.
  * </ol>
  *
  * A recording that wrote nothing was either fenced out, or found the step already recorded; the caller tells them
@@ -40,19 +42,21 @@ public final class StepStore {
 
     private static final String RECORD = """
             WITH held AS (
-                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
-                WHERE r.id = :runId AND r.fencing_token = :token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-                  AND NOT EXISTS (SELECT FROM {schema}.run_steps s
-                                  WHERE s.run_id = :runId AND s.name = :name AND s.occurrence = :occurrence)
-                RETURNING r.id, r.last_event_seq, r.status
+                SELECT id FROM {schema}.runs
+                WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                FOR UPDATE
             ), recorded AS (
                 INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
                 SELECT id, :name, :occurrence, :stepId, cast(:result AS jsonb), statement_timestamp() FROM held
                 ON CONFLICT DO NOTHING
                 RETURNING run_id
+            ), bumped AS (
+                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
+                FROM recorded WHERE r.id = recorded.run_id
+                RETURNING r.id, r.last_event_seq, r.status
             ), recorded_event AS (
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
-                SELECT id, last_event_seq, 'STEP_COMPLETED', status, statement_timestamp(), :actor, :detail FROM held
+                SELECT id, last_event_seq, 'STEP_COMPLETED', status, statement_timestamp(), :actor, :detail FROM bumped
             )
             SELECT count(*) FROM recorded
             """;

@@ -10,13 +10,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Maintenance's safety net for waits on other runs (S-RS-4): wakes {@code WAITING} runs whose awaited run is
  * already terminal.
  *
- * <p>Two statements normally wake such a run: the one that ends the awaited run ({@code TransitionSql}) and the
- * parking statement, which checks the awaited run under a share lock ({@link RunParking}). One interleaving escapes
- * both: the park reads the awaited run (still active) and holds its share lock; the ending statement, which started
- * earlier, waits for that lock, then updates the awaited run, but wakes waiting runs on the snapshot it took before
- * the park committed, in which the parked run was still {@code RUNNING}. Such a run would sleep until its deadline;
- * this job wakes it within one recovery interval instead. Bounded batches, {@code SKIP LOCKED}, safe on every
- * instance at once.
+ * <p>A run that parks on another run is woken by the statement that ends that run when it sees the park ({@code
+ * TransitionSql}), by its own parking statement when that run already ended ({@link RunParking}), and otherwise by
+ * the instance that recorded the end, right after that commit ({@code RunEndings}): the ending statement may have
+ * waited for the park's share lock on a snapshot taken before the park committed, which is why the third is needed.
+ * Only a crash of that instance between the commit and its wake-up statement leaves a run parked until its
+ * deadline; this job wakes it within one recovery interval instead. Bounded batches, {@code SKIP LOCKED}, safe on
+ * every instance at once.
  */
 public final class MissedWakeUps {
 
