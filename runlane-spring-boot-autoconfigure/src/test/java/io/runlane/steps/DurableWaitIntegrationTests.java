@@ -252,6 +252,38 @@ class DurableWaitIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-CA-2: a run whose cancellation was requested does not park: it ends CANCELLED")
+    void cancellationRequestedRunDoesNotPark() {
+        UUID runId = runlane.template()
+                .trigger("waits.quick", new Quick.Payload("c"))
+                .runId();
+        io.runlane.internal.jdbc.ClaimedRun claimed = runlane.engine()
+                .claims()
+                .claimDue(
+                        "test-worker",
+                        java.util.List.of("solo"),
+                        java.util.List.of("waits.quick"),
+                        1,
+                        Duration.ofMinutes(1))
+                .get(0);
+        assertThat(runlane.template().runs().cancel(runId, "stop").status())
+                .isEqualTo(RunStatus.CANCELLATION_REQUESTED);
+
+        Run after = runlane.engine()
+                .durable()
+                .parking()
+                .parkIfHeld(
+                        runId,
+                        claimed.fencingToken(),
+                        "test-worker",
+                        io.runlane.internal.wait.WaitRequest.until(Instant.now().plusSeconds(3600), "nap"))
+                .orElseThrow();
+
+        assertThat(after.status()).isEqualTo(RunStatus.CANCELLED);
+        assertThat(after.finishedAt()).isNotNull();
+    }
+
+    @Test
     @DisplayName("S-RS-4: a parent awaiting its child in a queue with concurrency limit 1 completes with the"
             + " child's result, and the child is triggered once")
     void parentAwaitingChildInALimitOneQueueCompletes() {
