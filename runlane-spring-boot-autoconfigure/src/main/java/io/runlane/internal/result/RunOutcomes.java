@@ -21,13 +21,11 @@ public final class RunOutcomes {
     public static <R> @Nullable R answer(Run run, Class<R> type, ResultCodec codec) {
         return switch (run.status()) {
             case SUCCEEDED -> codec.readRunResult(run.id(), run.resultJson(), type);
-            case FAILED -> throw new RunFailedException(run.id(), failureOf(run));
+            case FAILED ->
+                throw new RunFailedException(
+                        run.id(), run.failure() == null ? new RunFailure("unknown", null, null) : run.failure());
             case CANCELLED -> throw new RunCancelledException(run.id());
             default -> throw new IllegalArgumentException("Run " + run.id() + " is still " + run.status());
         };
-    }
-
-    static RunFailure failureOf(Run run) {
-        return run.failure() == null ? new RunFailure("unknown", null, null) : run.failure();
     }
 }

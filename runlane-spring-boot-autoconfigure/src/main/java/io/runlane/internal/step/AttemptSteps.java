@@ -145,7 +145,7 @@ public final class AttemptSteps {
         int occurrence = next(name);
         Instant wakeAt = timer(name, occurrence, duration);
         if (store.now().isBefore(wakeAt)) {
-            suspend(WaitRequest.until(wakeAt, "sleep '" + name + "' until " + wakeAt));
+            throw suspend(WaitRequest.until(wakeAt, "sleep '" + name + "' until " + wakeAt));
         }
     }
 
@@ -172,8 +172,7 @@ public final class AttemptSteps {
             } else if (!store.now().isBefore(deadline)) {
                 ended = AwaitedOutcome.timedOut();
             } else {
-                suspend(WaitRequest.forRun(awaited, deadline, "awaiting run " + awaited + " until " + deadline));
-                throw new IllegalStateException("unreachable");
+                throw suspend(WaitRequest.forRun(awaited, deadline, "awaiting run " + awaited + " until " + deadline));
             }
             outcome = Optional.of(new StepStore.StoredResult(recordJson(name, occurrence, codec.write(ended))));
         }
@@ -243,9 +242,10 @@ public final class AttemptSteps {
         }
     }
 
-    private void suspend(WaitRequest request) {
+    /** Remembers the wait on the attempt and returns the error that unwinds the handler. */
+    private AttemptSuspended suspend(WaitRequest request) {
         suspension = request;
-        throw new AttemptSuspended(request);
+        return new AttemptSuspended(request);
     }
 
     private void enter(String name) {
