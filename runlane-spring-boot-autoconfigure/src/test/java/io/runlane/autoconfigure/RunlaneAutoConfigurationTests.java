@@ -135,6 +135,16 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    void resultsMaxSizeBecomesTheEnginesLimit() {
+        runner.withPropertyValues("runlane.results.max-size=64KB")
+                .run(context -> assertThat(context.getBean(io.runlane.internal.RunlaneEngine.class)
+                                .durable()
+                                .codec()
+                                .maxResultBytes())
+                        .isEqualTo(64 * 1024));
+    }
+
+    @Test
     void backsOffWithoutADataSource() {
         new ApplicationContextRunner()
                 .withConfiguration(
@@ -307,6 +317,10 @@ class RunlaneAutoConfigurationTests {
                 Arguments.of(
                         "runlane.retry.max-attempts=0",
                         "runlane.retry.max-attempts",
+                        ConfigurationInvalidException.class),
+                Arguments.of(
+                        "runlane.results.max-size=0B",
+                        "runlane.results.max-size",
                         ConfigurationInvalidException.class));
     }
 

@@ -28,6 +28,11 @@ public final class ResultCodec {
         this.maxResultBytes = maxResultBytes;
     }
 
+    /** {@code runlane.results.max-size} in bytes. */
+    public long maxResultBytes() {
+        return maxResultBytes;
+    }
+
     public JsonMapper mapper() {
         return mapper;
     }
