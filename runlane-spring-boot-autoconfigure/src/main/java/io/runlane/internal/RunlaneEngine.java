@@ -5,6 +5,7 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.ReadCommittedTransactions;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunListing;
@@ -13,6 +14,7 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
@@ -39,7 +41,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Wires the engine's parts for one {@link DataSource}. The auto-configuration exposes its parts as beans; tests and
  * benchmarks build several engines by hand, one per data source, to act as separate application instances.
  */
-public final class RunlaneEngine {
+public final class RunlaneEngine implements AutoCloseable {
 
     private final RunlaneSettings settings;
 
@@ -74,6 +76,8 @@ public final class RunlaneEngine {
     private final MissedWakeUps missedWakeUps;
 
     private final DurableExecution durable;
+
+    private final DueRunNotifier notifier;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -142,7 +146,7 @@ public final class RunlaneEngine {
             EngineListener userListener,
             long maxResultBytes) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
-        TransactionTemplate transactions = new TransactionTemplate(transactionManager);
+        TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;
@@ -152,6 +156,7 @@ public final class RunlaneEngine {
         this.statistics = new RunStatistics(jdbc, sql, environment);
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        this.notifier = notifier;
         this.endings = new RunEndings(dataSource, sql, notifier);
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
@@ -188,16 +193,17 @@ public final class RunlaneEngine {
                 notifier,
                 transactions,
                 durable);
+        ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
-                new ExpiredLeases(jdbc, sql, environment),
-                outcomes,
-                tasks,
-                new RetryPolicy(execution),
-                execution.recoveryBatchSize(),
-                listener);
+                expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
         this.missedWakeUps = new MissedWakeUps(jdbc, sql, environment, notifier);
         this.maintenance = new MaintenanceService(
-                leaseRescuer, missedWakeUps, execution.recoveryBatchSize(), execution.recoveryInterval());
+                leaseRescuer,
+                new CancellationGrace(
+                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                missedWakeUps,
+                execution.recoveryBatchSize(),
+                execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),
@@ -205,6 +211,18 @@ public final class RunlaneEngine {
                 pruningSettings.batchSize(),
                 pruningSettings.timeBudget(),
                 listener);
+    }
+
+    /**
+     * Stops the engine's own threads that no lifecycle stops (the notifier's sender, the run endings' sender and
+     * listener, S-MO-4); Spring calls it when
+     * the context closes. The worker and the maintenance jobs are lifecycle beans and stop before it.
+     */
+    @Override
+    public void close() {
+        worker.stop();
+        notifier.stop();
+        endings.stop();
     }
 
     public RunlaneSettings settings() {

@@ -121,6 +121,8 @@ public final class RunEndings implements EngineListener {
 
     private CountDownLatch listenerReady = new CountDownLatch(1);
 
+    private volatile boolean stopped;
+
     public RunEndings(DataSource dataSource, SqlTemplate sql, DueRunNotifier workers) {
         String schema = sql.schema();
         this.wakeAndNotify = sql.format(WAKE_AND_NOTIFY);
@@ -194,15 +196,40 @@ public final class RunEndings implements EngineListener {
         subscriptions.values().forEach(set -> set.forEach(Subscription::signal));
     }
 
+    /** Ends the sender and the listener (S-MO-4); later ends only wake this instance's callers. */
+    public void stop() {
+        Thread sending;
+        Thread listening;
+        synchronized (sendSignal) {
+            stopped = true;
+            sending = sender;
+            sender = null;
+        }
+        synchronized (this.listening) {
+            listening = listener;
+            listener = null;
+        }
+        for (Thread thread : new Thread[] {sending, listening}) {
+            if (thread != null) {
+                thread.interrupt();
+                try {
+                    thread.join(TimeUnit.SECONDS.toMillis(10));
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
     private void ensureSender() {
-        if (sender == null) {
+        if (sender == null && !stopped) {
             sender = daemon("runlane-endings-").newThread(this::sendUntilInterrupted);
             sender.start();
         }
     }
 
     private void sendUntilInterrupted() {
-        while (!Thread.currentThread().isInterrupted()) {
+        while (!Thread.currentThread().isInterrupted() && !stopped) {
             try {
                 synchronized (sendSignal) {
                     while (unsent.isEmpty()) {
@@ -235,7 +262,7 @@ public final class RunEndings implements EngineListener {
 
     private CountDownLatch ensureListening() {
         synchronized (listening) {
-            if (listener == null) {
+            if (listener == null && !stopped) {
                 listenerReady = new CountDownLatch(1);
                 listener = daemon("runlane-endings-listener-").newThread(this::listenWhileWanted);
                 listener.start();
@@ -247,7 +274,7 @@ public final class RunEndings implements EngineListener {
     /** Listens until nobody has waited for {@link #LISTEN_IDLE}; reconnects after failures while anybody waits. */
     private void listenWhileWanted() {
         long idleSince = System.nanoTime();
-        while (true) {
+        while (!stopped) {
             try (java.sql.Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(true);
                 try (java.sql.Statement statement = connection.createStatement()) {
@@ -257,7 +284,7 @@ public final class RunEndings implements EngineListener {
                 listenerReady.countDown();
                 // Ends heard before LISTEN took effect are found by the callers' own reads and polls.
                 wakeEveryone();
-                while (true) {
+                while (!stopped) {
                     org.postgresql.PGNotification[] heard = pg.getNotifications(250);
                     if (heard != null) {
                         for (org.postgresql.PGNotification notification : heard) {
@@ -273,11 +300,12 @@ public final class RunEndings implements EngineListener {
             } catch (java.sql.SQLException | RuntimeException ex) {
                 logger.debug("Listening for ended runs failed; callers poll meanwhile", ex);
                 listenerReady.countDown();
-                if (stopIfIdle(idleSince) || !pause()) {
+                if (stopped || stopIfIdle(idleSince) || !pause()) {
                     return;
                 }
             }
         }
+        listenerReady.countDown();
     }
 
     private boolean stopIfIdle(long idleSince) {

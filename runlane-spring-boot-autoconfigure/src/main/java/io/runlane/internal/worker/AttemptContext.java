@@ -32,12 +32,23 @@ final class AttemptContext implements RunContext, ResultSink {
 
     private volatile @Nullable Release release;
 
+    private final long startedNanos = System.nanoTime();
+
+    private volatile long cancellationSeenNanos;
+
+    private volatile boolean timedOut;
+
+    /** The thread running the handler, while it runs; guarded by {@code this}. */
+    private @Nullable Thread handlerThread;
+
     /** Durable steps and waits (S-ST); set by the attempt runner before the handler starts. */
     private @Nullable AttemptSteps steps;
 
     private volatile @Nullable Object result;
 
     private volatile @Nullable String resultJson;
+
+    private volatile boolean returnedResult;
 
     AttemptContext(ClaimedRun claimed, RunlaneTemplate runlane) {
         this.claimed = claimed;
@@ -105,6 +116,12 @@ final class AttemptContext implements RunContext, ResultSink {
     @Override
     public void returned(@Nullable Object result) {
         this.result = result;
+        this.returnedResult = true;
+    }
+
+    /** Whether a task function returned (its result may be {@code null}): the completion stores a result. */
+    boolean returnedResult() {
+        return returnedResult;
     }
 
     /** What a task function returned, or {@code null}. */
@@ -141,7 +158,54 @@ final class AttemptContext implements RunContext, ResultSink {
     }
 
     void markCancellationRequested() {
-        this.cancellationRequested = true;
+        if (!cancellationRequested) {
+            cancellationSeenNanos = System.nanoTime();
+            this.cancellationRequested = true;
+        }
+    }
+
+    /** How long ago this worker learned that cancellation was requested, or {@code null} if it was not. */
+    @Nullable
+    Duration cancellationRequestedFor() {
+        return cancellationRequested ? Duration.ofNanos(System.nanoTime() - cancellationSeenNanos) : null;
+    }
+
+    /** How long the attempt has been running on this worker. */
+    Duration runningFor() {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
+    synchronized void handlerStarted() {
+        handlerThread = Thread.currentThread();
+    }
+
+    /**
+     * The handler returned or threw: clears an interrupt meant for it (by an attempt timeout, or by the handler
+     * itself), so the pooled thread starts its next attempt uninterrupted (S-EX-22).
+     */
+    synchronized void handlerEnded() {
+        handlerThread = null;
+        Thread.interrupted();
+    }
+
+    /** Interrupts the handler's thread if the handler is still running. */
+    synchronized void interruptHandler() {
+        if (handlerThread != null) {
+            handlerThread.interrupt();
+        }
+    }
+
+    /**
+     * The attempt's outcome was recorded as timed out: the handler is told to stop, heartbeats no longer count the
+     * attempt as held, and whatever the handler does later is not recorded.
+     */
+    void markTimedOut() {
+        this.timedOut = true;
+        this.leaseLost = true;
+    }
+
+    boolean timedOut() {
+        return timedOut;
     }
 
     void markLeaseLost() {
