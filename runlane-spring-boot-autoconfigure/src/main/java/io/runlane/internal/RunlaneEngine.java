@@ -22,6 +22,7 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.result.RunEndings;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.schedule.Schedules;
 import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -79,6 +80,8 @@ public final class RunlaneEngine implements AutoCloseable {
 
     private final DueRunNotifier notifier;
 
+    private final Schedules schedules;
+
     public RunlaneEngine(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
@@ -129,6 +132,7 @@ public final class RunlaneEngine implements AutoCloseable {
                 settings,
                 execution,
                 pruningSettings,
+                ScheduleSettings.defaults(),
                 tasks,
                 payloads,
                 listener,
@@ -141,6 +145,30 @@ public final class RunlaneEngine implements AutoCloseable {
             RunlaneSettings settings,
             ExecutionSettings execution,
             PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener listener) {
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                pruningSettings,
+                scheduleSettings,
+                tasks,
+                payloads,
+                listener,
+                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener userListener,
@@ -162,6 +190,17 @@ public final class RunlaneEngine implements AutoCloseable {
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
         this.durable = new DurableExecution(steps, reads, codec, new RunParking(jdbc, sql, notifier));
+        this.schedules = new Schedules(
+                jdbc,
+                sql,
+                environment,
+                transactions,
+                this::template,
+                tasks,
+                payloads,
+                transitions,
+                scheduleSettings,
+                listener);
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -175,7 +214,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 notifier,
                 listener,
                 new RunResults(reads, codec, endings),
-                steps);
+                steps,
+                schedules.operations());
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -220,6 +260,7 @@ public final class RunlaneEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        schedules.firer().stop();
         worker.stop();
         notifier.stop();
         endings.stop();
@@ -235,6 +276,11 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public RunlaneTemplate template() {
         return template;
+    }
+
+    /** The schedules: operations, the firer (a lifecycle, not started until started) and declared schedules. */
+    public Schedules schedules() {
+        return schedules;
     }
 
     public RunReads reads() {
