@@ -1,9 +1,7 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.ConfigurationInvalidException;
-import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunStatus;
-import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.internal.CompositeEngineListener;
@@ -17,6 +15,7 @@ import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
@@ -31,22 +30,26 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Auto-configures Runlane for the application's single PostgreSQL {@link DataSource}: the schema initializer, the
- * task registry built from {@link Task @Task} beans, and the {@link RunlaneTemplate}.
+ * Auto-configures Runlane for the application's PostgreSQL {@link DataSource} (the one marked
+ * {@link RunlaneDataSource @RunlaneDataSource} when there are several): the schema initializer or verifier, the task
+ * registry built from {@link Task @Task} beans, and the {@link RunlaneTemplate}.
  */
 @AutoConfiguration(
         afterName = {
@@ -56,25 +59,25 @@ import tools.jackson.databind.json.JsonMapper;
             "org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration"
         })
 @ConditionalOnClass({JdbcClient.class, JsonMapper.class})
-@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "runlane.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RunlaneProperties.class)
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class RunlaneAutoConfiguration {
 
     @Bean
+    @ConfigurationPropertiesBinding
+    static IdempotencyKeyTtlConverter runlaneIdempotencyKeyTtlConverter() {
+        return new IdempotencyKeyTtlConverter();
+    }
+
+    @Bean
     @ConditionalOnMissingBean
     RunlaneSettings runlaneSettings(RunlaneProperties properties) {
-        IdempotencyKeyTtl defaultTtl;
-        try {
-            defaultTtl = IdempotencyKeyTtl.parse(properties.getIdempotency().getDefaultTtl());
-        } catch (RunlaneException ex) {
-            throw new ConfigurationInvalidException("runlane.idempotency.default-ttl", ex.getMessage(), ex);
-        }
         return new RunlaneSettings(
                 properties.getEnvironment(),
                 properties.getSchema().getName(),
-                defaultTtl,
+                properties.getIdempotency().getDefaultTtl(),
                 properties.getRetry().getMaxAttempts(),
                 properties.getQueues().keySet());
     }
@@ -82,7 +85,7 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties) {
-        RunlaneProperties.Worker worker = properties.getWorker();
+        WorkerProperties worker = properties.getWorker();
         Map<String, Integer> limits = new LinkedHashMap<>();
         properties.getQueues().forEach((name, queue) -> {
             if (queue.getConcurrencyLimit() != null) {
@@ -129,8 +132,30 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", matchIfMissing = true)
-    RunlaneSchemaInitializer runlaneSchemaInitializer(DataSource dataSource, RunlaneSettings settings) {
-        return new RunlaneSchemaInitializer(dataSource, settings.schema());
+    RunlaneSchemaInitializer runlaneSchemaInitializer(
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            RunlaneSettings settings) {
+        return new RunlaneSchemaInitializer(
+                RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory), settings.schema());
+    }
+
+    /** With the schema managed by the application, start-up checks that every changeset is applied. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", havingValue = false)
+    RunlaneSchemaVerifier runlaneSchemaVerifier(
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            RunlaneSettings settings,
+            Environment environment) {
+        return new RunlaneSchemaVerifier(
+                RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory),
+                settings.schema(),
+                environment.getProperty("spring.liquibase.database-change-log-table", "databasechangelog"),
+                environment.getProperty("spring.flyway.table", "flyway_schema_history"));
     }
 
     @Bean
@@ -152,7 +177,10 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RunlaneEngine runlaneEngine(
-            DataSource dataSource,
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            ObjectProvider<RunlaneSchemaVerifier> schemaVerifier,
             ObjectProvider<PlatformTransactionManager> transactionManager,
             RunlaneSettings settings,
             ExecutionSettings execution,
@@ -160,6 +188,8 @@ public final class RunlaneAutoConfiguration {
             TaskRegistry tasks,
             PayloadCodec payloads,
             ObjectProvider<EngineListener> listeners) {
+        DataSource dataSource = RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory);
+        schemaVerifier.ifAvailable(RunlaneSchemaVerifier::verify);
         List<EngineListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,

@@ -1,6 +1,5 @@
 package io.runlane.internal.schema;
 
-import io.runlane.RunlaneException;
 import io.runlane.internal.SchemaName;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -64,15 +63,18 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
     /** Creates the schema if needed and applies every pending changeset. */
     public void initialize() {
         try (Connection connection = dataSource.getConnection()) {
+            PostgresRequirement.check(connection);
             lockSchema(connection);
             try {
                 update(connection);
             } finally {
                 unlockSchema(connection);
             }
+        } catch (UnsupportedDatabaseException ex) {
+            throw ex;
         } catch (Exception ex) {
-            throw new RunlaneException(
-                    "schema_initialization_failed", "Could not apply Runlane's schema to '" + schema + "': " + ex, ex);
+            throw new SchemaInitializationException(
+                    schema, "Could not apply Runlane's schema to '" + schema + "': " + ex, ex);
         }
     }
 
@@ -138,10 +140,8 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                 connection.abort(Runnable::run);
             } catch (SQLException abortFailure) {
                 ex.addSuppressed(abortFailure);
-                throw new RunlaneException(
-                        "schema_initialization_failed",
-                        "Could not release the schema lock of '" + schema + "': " + ex,
-                        ex);
+                throw new SchemaInitializationException(
+                        schema, "Could not release the schema lock of '" + schema + "': " + ex, ex);
             }
         }
     }
