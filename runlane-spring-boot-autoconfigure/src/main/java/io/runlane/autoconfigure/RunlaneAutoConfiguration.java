@@ -21,6 +21,7 @@ import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +45,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.StringUtils;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -155,7 +157,21 @@ public final class RunlaneAutoConfiguration {
                 RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory),
                 settings.schema(),
                 environment.getProperty("spring.liquibase.database-change-log-table", "databasechangelog"),
-                environment.getProperty("spring.flyway.table", "flyway_schema_history"));
+                environment.getProperty("spring.flyway.table", "flyway_schema_history"),
+                historySchemas(environment));
+    }
+
+    /** The schemas the application's Liquibase or Flyway keeps its history in, when configured. */
+    private static List<String> historySchemas(Environment environment) {
+        List<String> schemas = new ArrayList<>();
+        for (String property : List.of(
+                "spring.liquibase.liquibase-schema",
+                "spring.liquibase.default-schema",
+                "spring.flyway.default-schema",
+                "spring.flyway.schemas")) {
+            schemas.addAll(StringUtils.commaDelimitedListToSet(environment.getProperty(property)));
+        }
+        return schemas;
     }
 
     @Bean

@@ -2,6 +2,8 @@ package io.runlane.internal.schema;
 
 import io.runlane.internal.SchemaName;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
@@ -64,11 +66,12 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
     public void initialize() {
         try (Connection connection = dataSource.getConnection()) {
             PostgresRequirement.check(connection);
+            String searchPath = searchPath(connection);
             lockSchema(connection);
             try {
                 update(connection);
             } finally {
-                unlockSchema(connection);
+                unlockSchema(connection, searchPath);
             }
         } catch (UnsupportedDatabaseException ex) {
             throw ex;
@@ -121,16 +124,31 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
         }
     }
 
+    private static String searchPath(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT current_setting('search_path')")) {
+            result.next();
+            return result.getString(1);
+        }
+    }
+
     /**
      * Releases the lock before the connection goes back to the pool. A transaction the update left open is rolled
-     * back first (an aborted one would refuse the unlock). If the unlock still fails (the connection broke, say), the
+     * back first (an aborted one would refuse the unlock). Liquibase put Runlane's schema first on the session's
+     * search path; the path the application had is restored, or the pool would hand out a connection on which the
+     * application's unqualified names find Runlane's tables first. If this fails (the connection broke, say), the
      * connection is aborted instead, which ends its session and so its lock; the update's own outcome stands.
      */
-    private void unlockSchema(Connection connection) {
+    private void unlockSchema(Connection connection, String searchPath) {
         try {
             if (!connection.getAutoCommit()) {
                 connection.rollback();
                 connection.setAutoCommit(true);
+            }
+            try (PreparedStatement statement =
+                    connection.prepareStatement("SELECT set_config('search_path', ?, false)")) {
+                statement.setString(1, searchPath);
+                statement.execute();
             }
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SELECT pg_advisory_unlock(" + lockKey() + ")");

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * so that a forgotten file fails start-up with its name instead of failing triggers at run time.
  *
  * <ol>
- *   <li>Every Liquibase history table (Runlane's own {@value RunlaneSchemaInitializer#CHANGELOG_TABLE} in its schema,
- *       or the application's, in any schema) and every Flyway history table is looked up in {@code pg_class}.
+ *   <li>The Liquibase and Flyway history tables are looked up in {@code pg_class}: Runlane's own
+ *       {@value RunlaneSchemaInitializer#CHANGELOG_TABLE} in its schema, and the application's in Runlane's schema, in
+ *       the schemas of the connection's search path and in the schemas the application configures for Liquibase or
+ *       Flyway. Other schemas are ignored: another deployment's history in the same database proves nothing.
  *   <li>A file counts as applied when a Liquibase history holds each of its changesets ({@code author:id} under a file
  *       of that name), or when a successful Flyway migration has the checksum of an unchanged copy of the file or
  *       names its words (a copy named {@code V104__runlane_implicit_creation_event.sql}).
@@ -34,6 +37,7 @@ public final class RunlaneSchemaVerifier {
             SELECT n.nspname, c.relname
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind IN ('r', 'p') AND lower(c.relname) IN (?, ?, ?)
+              AND (n.nspname = ANY (current_schemas(false)) OR n.nspname = ANY (?))
             """;
 
     private final DataSource dataSource;
@@ -44,17 +48,28 @@ public final class RunlaneSchemaVerifier {
 
     private final String flywayTable;
 
+    private final List<String> historySchemas;
+
     private final RunlaneChangelog changelog;
 
     /**
      * @param liquibaseTable the application's Liquibase history table ({@code databasechangelog} by default)
      * @param flywayTable the application's Flyway history table ({@code flyway_schema_history} by default)
+     * @param historySchemas schemas the application keeps those tables in, besides its search path
      */
-    public RunlaneSchemaVerifier(DataSource dataSource, String schema, String liquibaseTable, String flywayTable) {
+    public RunlaneSchemaVerifier(
+            DataSource dataSource,
+            String schema,
+            String liquibaseTable,
+            String flywayTable,
+            Collection<String> historySchemas) {
         this.dataSource = dataSource;
         this.schema = SchemaName.requireValid(schema);
         this.liquibaseTable = liquibaseTable.toLowerCase(Locale.ROOT);
         this.flywayTable = flywayTable.toLowerCase(Locale.ROOT);
+        List<String> schemas = new ArrayList<>(historySchemas);
+        schemas.add(this.schema);
+        this.historySchemas = List.copyOf(schemas);
         this.changelog = RunlaneChangelog.load();
     }
 
@@ -103,6 +118,7 @@ public final class RunlaneSchemaVerifier {
             statement.setString(1, liquibaseTable);
             statement.setString(2, flywayTable);
             statement.setString(3, RunlaneSchemaInitializer.CHANGELOG_TABLE);
+            statement.setArray(4, connection.createArrayOf("text", historySchemas.toArray()));
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     tables.add(new String[] {rows.getString(1), rows.getString(2)});
