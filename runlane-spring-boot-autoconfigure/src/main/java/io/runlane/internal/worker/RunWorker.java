@@ -1,6 +1,7 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunlaneTemplate;
+import io.runlane.internal.DatabaseOutage;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneSettings;
@@ -103,6 +104,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private volatile @Nullable Throwable lastPollFailure;
 
+    /** Failed polls in a row: one warning per outage, a backoff, one line when it recovers. */
+    private final DatabaseOutage pollOutage;
+
     private @Nullable Semaphore slots;
 
     private @Nullable ExecutorService executor;
@@ -128,6 +132,7 @@ public final class RunWorker implements SmartLifecycle {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.settings = settings;
         this.execution = execution;
+        this.pollOutage = new DatabaseOutage(logger, "Claiming runs", execution.pollInterval());
         this.claims = claims;
         this.template = template;
         this.listener = listener;
@@ -187,6 +192,11 @@ public final class RunWorker implements SmartLifecycle {
     /** The last polling failure, cleared by the next successful poll. */
     public @Nullable Throwable lastPollFailure() {
         return lastPollFailure;
+    }
+
+    /** Polls that failed since the last one that succeeded. */
+    public long pollFailuresInARow() {
+        return pollOutage.failuresInARow();
     }
 
     /**
@@ -265,6 +275,7 @@ public final class RunWorker implements SmartLifecycle {
     private void pollUntilStopped() {
         while (running) {
             boolean filledEverySlot = false;
+            @Nullable Duration backoff = null;
             try {
                 threads.superviseHeartbeats();
                 int free = slots.availablePermits();
@@ -273,15 +284,18 @@ public final class RunWorker implements SmartLifecycle {
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
                     lastPoll = Instant.now();
+                    pollOutage.succeeded();
                 } else {
-                    logger.warn("Claiming runs failed; retrying after the poll interval", poll.failure());
+                    backoff = pollOutage.failed(poll.failure());
                 }
             } catch (Throwable ex) {
                 // Any failure, errors included, must not end the polling thread: health reports it instead.
                 lastPollFailure = ex;
-                logger.warn("Claiming runs failed; retrying after the poll interval", ex);
+                backoff = pollOutage.failed(ex);
             }
-            if (filledEverySlot) {
+            if (backoff != null) {
+                awaitWakeUp(backoff);
+            } else if (filledEverySlot) {
                 awaitFreeSlots();
             } else {
                 awaitWakeUp(jittered(execution.pollInterval()));
