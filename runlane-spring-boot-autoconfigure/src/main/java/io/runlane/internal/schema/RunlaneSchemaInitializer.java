@@ -22,6 +22,8 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
@@ -35,6 +37,8 @@ import org.springframework.beans.factory.InitializingBean;
  * instances could both try to create it and one would fail start-up.
  */
 public final class RunlaneSchemaInitializer implements InitializingBean {
+
+    private static final Log logger = LogFactory.getLog(RunlaneSchemaInitializer.class);
 
     public static final String CHANGELOG = "db/runlane/changelog-master.xml";
 
@@ -85,6 +89,7 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
         }
+        long appliedBefore = appliedChangesets(connection);
         Database database =
                 DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
         database.setDatabaseChangeLogTableName(CHANGELOG_TABLE);
@@ -98,6 +103,8 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                 new ClassLoaderResourceAccessor(getClass().getClassLoader()),
                 Scope.Attr.ui.name(),
                 new LoggerUIService(),
+                Scope.Attr.logService.name(),
+                new QuietLiquibaseLogService(),
                 "liquibase.analytics.enabled",
                 false,
                 "liquibase.showBanner",
@@ -111,6 +118,29 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                         .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
                         .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
                         .execute());
+        long applied = appliedChangesets(connection) - appliedBefore;
+        if (applied > 0) {
+            logger.info("Runlane applied " + applied + " changeset(s) to its schema '" + schema + "'");
+        } else {
+            logger.debug("Runlane's schema '" + schema + "' is up to date");
+        }
+    }
+
+    /** The changesets recorded in Runlane's changelog table; none before the table exists. */
+    private long appliedChangesets(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet exists = statement.executeQuery(
+                        "SELECT to_regclass('" + schema + "." + CHANGELOG_TABLE + "') IS NOT NULL")) {
+            exists.next();
+            if (!exists.getBoolean(1)) {
+                return 0;
+            }
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT count(*) FROM " + schema + "." + CHANGELOG_TABLE)) {
+            result.next();
+            return result.getLong(1);
+        }
     }
 
     /**
