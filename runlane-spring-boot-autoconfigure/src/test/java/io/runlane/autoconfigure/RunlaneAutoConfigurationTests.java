@@ -323,6 +323,22 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    @DisplayName("Issue 15.14: without Bean Validation, properties bind and a bad value still fails, naming it")
+    void withoutBeanValidationPropertiesAreCheckedByTheEngine() {
+        FilteredClassLoader noValidation = new FilteredClassLoader("jakarta.validation", "org.hibernate.validator");
+        runner.withClassLoader(noValidation)
+                .withPropertyValues("runlane.idempotency.default-ttl=24h")
+                .run(context -> assertThat(
+                                context.getBean(RunlaneSettings.class).defaultIdempotencyKeyTtl())
+                        .isEqualTo(IdempotencyKeyTtl.of(Duration.ofHours(24))));
+        runner.withClassLoader(noValidation)
+                .withPropertyValues("runlane.worker.concurrency=0")
+                .run(context -> assertThat(startupFailure(context, ConfigurationInvalidException.class)
+                                .field())
+                        .isEqualTo("runlane.worker.concurrency"));
+    }
+
+    @Test
     void payloadsAreStoredWithTheApplicationsJsonMapper() {
         runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE")
                 .withBean(ConfirmOrder.class)
