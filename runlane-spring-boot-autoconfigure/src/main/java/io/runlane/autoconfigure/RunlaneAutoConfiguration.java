@@ -1,6 +1,8 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.ConfigurationInvalidException;
+import io.runlane.RunFailedEvent;
+import io.runlane.RunOutcomeListener;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
@@ -39,6 +41,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -240,6 +243,15 @@ public final class RunlaneAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "runlane.pruning.enabled", matchIfMissing = true)
     PruningService runlanePruning(RunlaneEngine engine) {
         return engine.pruning();
+    }
+
+    /** Calls the application's {@link RunOutcomeListener}s and publishes {@link RunFailedEvent}s. */
+    @Bean
+    RunOutcomeNotifier runlaneRunOutcomeNotifier(
+            ApplicationEventPublisher events,
+            ObjectProvider<RunOutcomeListener> listeners,
+            ObjectProvider<RunlaneTemplate> template) {
+        return new RunOutcomeNotifier(events, listeners, template);
     }
 
     @Bean
