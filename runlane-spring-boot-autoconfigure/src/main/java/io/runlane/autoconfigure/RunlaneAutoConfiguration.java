@@ -40,12 +40,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.StringUtils;
@@ -61,7 +65,8 @@ import tools.jackson.databind.json.JsonMapper;
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-            "org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration"
+            "org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration",
+            "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration"
         })
 @ConditionalOnClass({JdbcClient.class, JsonMapper.class})
 @ConditionalOnBean(DataSource.class)
@@ -89,7 +94,7 @@ public final class RunlaneAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties) {
+    ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties, Environment environment) {
         WorkerProperties worker = properties.getWorker();
         Map<String, Integer> limits = new LinkedHashMap<>();
         properties.getQueues().forEach((name, queue) -> {
@@ -111,7 +116,7 @@ public final class RunlaneAutoConfiguration {
                 worker.getPollInterval(),
                 worker.getLeaseDuration(),
                 worker.getHeartbeatInterval(),
-                worker.getShutdownTimeout(),
+                shutdownTimeout(worker.getShutdownTimeout(), environment),
                 Set.copyOf(worker.getQueues()),
                 properties.getRetry().getInitialBackoff(),
                 properties.getRetry().getMaxBackoff(),
@@ -162,6 +167,17 @@ public final class RunlaneAutoConfiguration {
                 environment.getProperty("spring.liquibase.database-change-log-table", "databasechangelog"),
                 environment.getProperty("spring.flyway.table", "flyway_schema_history"),
                 historySchemas(environment));
+    }
+
+    /**
+     * The worker's shutdown timeout, within {@code spring.lifecycle.timeout-per-shutdown-phase} when that is shorter:
+     * the worker stops in a phase of its own, and the context waits no longer than that for a phase.
+     */
+    private static Duration shutdownTimeout(Duration configured, Environment environment) {
+        return Binder.get(environment)
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .map(phase -> phase.compareTo(configured) < 0 ? phase : configured)
+                .orElse(configured);
     }
 
     /** The schemas the application's Liquibase or Flyway keeps its history in, when configured. */
@@ -221,12 +237,34 @@ public final class RunlaneAutoConfiguration {
                 CompositeEngineListener.of(all));
     }
 
-    /** The worker; a lifecycle bean, so Spring starts it after every singleton and stops it first (S-EX-8). */
+    /**
+     * The worker; a lifecycle bean that the context stops first (S-EX-8) but that starts only when the application is
+     * ready. Handlers run on an executor from Boot's {@link SimpleAsyncTaskExecutorBuilder}: virtual threads with
+     * {@code spring.threads.virtual.enabled=true} on Java 21+, and the application's {@link TaskDecorator} (MDC,
+     * security context) around each attempt.
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
-    RunWorker runlaneWorker(RunlaneEngine engine) {
-        return engine.worker();
+    RunWorker runlaneWorker(
+            RunlaneEngine engine,
+            ObjectProvider<SimpleAsyncTaskExecutorBuilder> executorBuilder,
+            ObjectProvider<TaskDecorator> taskDecorator) {
+        SimpleAsyncTaskExecutorBuilder builder = executorBuilder.getIfAvailable(
+                () -> new SimpleAsyncTaskExecutorBuilder().taskDecorator(taskDecorator.getIfUnique()));
+        SimpleAsyncTaskExecutor handlers =
+                builder.threadNamePrefix("runlane-attempt-").build();
+        handlers.setDaemon(true);
+        RunWorker worker = engine.worker();
+        worker.setHandlerExecutor(handlers);
+        worker.setAutoStartup(false);
+        return worker;
+    }
+
+    @Bean
+    @ConditionalOnBean(RunWorker.class)
+    RunlaneWorkerStarter runlaneWorkerStarter(RunWorker worker) {
+        return new RunlaneWorkerStarter(worker);
     }
 
     /** Recovery of expired leases; a lifecycle bean. */

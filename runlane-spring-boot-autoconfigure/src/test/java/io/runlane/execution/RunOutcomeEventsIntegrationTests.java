@@ -15,6 +15,7 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.internal.worker.RunWorker;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -69,6 +70,8 @@ class RunOutcomeEventsIntegrationTests {
                 .withBean(Fails.class)
                 .withBean(Outcomes.class)
                 .run(context -> {
+                    // a context runner publishes no ApplicationReadyEvent, which starts the worker in an application
+                    context.getBean(RunWorker.class).start();
                     RunlaneTemplate template = context.getBean(RunlaneTemplate.class);
                     Outcomes outcomes = context.getBean(Outcomes.class);
 

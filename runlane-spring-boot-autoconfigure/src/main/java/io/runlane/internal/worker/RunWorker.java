@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -110,6 +111,11 @@ public final class RunWorker implements SmartLifecycle {
     private @Nullable Semaphore slots;
 
     private @Nullable ExecutorService executor;
+
+    /** Runs handlers when set (Boot's executor builders); otherwise the worker keeps a pool of its own. */
+    private volatile @Nullable Executor handlerExecutor;
+
+    private volatile boolean autoStartup = true;
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
@@ -216,8 +222,10 @@ public final class RunWorker implements SmartLifecycle {
             }
             running = true;
             slots = new Semaphore(execution.concurrency());
-            executor = Executors.newFixedThreadPool(
-                    execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"));
+            executor = handlerExecutor == null
+                    ? Executors.newFixedThreadPool(
+                            execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"))
+                    : null;
             threads.start();
             notifier.setLocalWakeUp(this::wake);
         } finally {
@@ -241,9 +249,15 @@ public final class RunWorker implements SmartLifecycle {
         notifier.setLocalWakeUp(null);
         wake();
         threads.stopPolling();
-        executor.shutdown();
+        if (executor != null) {
+            executor.shutdown();
+        }
         try {
-            if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            // every slot free again: each running handler has returned (a slot is held until then, S-EX-21)
+            if (slots.tryAcquire(
+                    execution.concurrency(), execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                slots.release(execution.concurrency());
+            } else {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
                 outcomeRetries.giveUp();
@@ -259,6 +273,25 @@ public final class RunWorker implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Runs handlers on this executor from the next start instead of a pool of the worker's own (Boot's
+     * {@code SimpleAsyncTaskExecutorBuilder}: virtual threads, the application's {@code TaskDecorator}). The worker's
+     * slots still bound how many run at once.
+     */
+    public void setHandlerExecutor(@Nullable Executor handlerExecutor) {
+        this.handlerExecutor = handlerExecutor;
+    }
+
+    /** Whether the context starts the worker when it refreshes; Boot starts it on {@code ApplicationReadyEvent}. */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
     }
 
     /** Wakes the polling thread: a run may be due. */
@@ -325,7 +358,8 @@ public final class RunWorker implements SmartLifecycle {
         AttemptContext context = new AttemptContext(run, template);
         inFlight.put(run.run().id(), context);
         try {
-            executor.execute(() -> execute(context));
+            Executor handlers = handlerExecutor;
+            (handlers != null ? handlers : executor).execute(() -> execute(context));
         } catch (Throwable ex) {
             inFlight.remove(run.run().id(), context);
             slots.release();
