@@ -262,9 +262,20 @@ public final class RunlaneAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnBean(RunWorker.class)
+    @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
     RunlaneWorkerStarter runlaneWorkerStarter(RunWorker worker) {
         return new RunlaneWorkerStarter(worker);
+    }
+
+    /** Runs due runs and waits for them in tests; see {@link RunDrainer}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
+    RunDrainer runlaneRunDrainer(RunlaneEngine engine, RunWorker worker, ExecutionSettings execution) {
+        List<String> queues = execution.queues().isEmpty()
+                ? List.copyOf(engine.settings().queues())
+                : List.copyOf(execution.queues());
+        return new RunDrainer(engine, worker, queues);
     }
 
     /** Recovery of expired leases; a lifecycle bean. */
