@@ -4,6 +4,7 @@ import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
 import java.time.Duration;
 import java.util.List;
@@ -63,7 +64,7 @@ public final class TaskDefinitionReader {
             throw new TaskDeclarationException(
                     handlerClass,
                     "names queue '" + queue + "', which is not declared; declare it under runlane.queues." + queue
-                            + " (declared: " + settings.queues() + ") (S-QC-1)");
+                            + " (declared: " + settings.queues() + ") (S-QC-1, " + Guarantees.link("S-QC-1") + ")");
         }
         ResolvableType payload =
                 ResolvableType.forClass(handlerClass).as(TaskHandler.class).getGeneric(0);
@@ -102,7 +103,8 @@ public final class TaskDefinitionReader {
     private static String checked(Class<?> handlerClass, String attribute, String value) {
         String reason = KeyRules.violation(value);
         if (reason != null) {
-            throw new TaskDeclarationException(handlerClass, attribute + " " + reason + " (S-ID-1)");
+            throw new TaskDeclarationException(
+                    handlerClass, attribute + " " + reason + " (S-ID-1, " + Guarantees.link("S-ID-1") + ")");
         }
         return value;
     }
