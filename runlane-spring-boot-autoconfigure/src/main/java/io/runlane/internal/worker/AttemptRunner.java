@@ -63,6 +63,13 @@ final class AttemptRunner {
 
     private final OutcomeRetries outcomeRetries;
 
+    /** Set before the worker starts; read by handler threads. */
+    private volatile HandlerInvocation invocation = HandlerInvocation.DIRECT;
+
+    void setInvocation(HandlerInvocation invocation) {
+        this.invocation = invocation;
+    }
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -118,7 +125,8 @@ final class AttemptRunner {
         Throwable failure = null;
         context.handlerStarted();
         try {
-            task.handler().run(payload, context);
+            Object typed = payload;
+            invocation.invoke(run, context.attempt(), () -> task.handler().run(typed, context));
         } catch (Throwable ex) {
             failure = ex;
         } finally {

@@ -284,6 +284,11 @@ public final class RunWorker implements SmartLifecycle {
         this.handlerExecutor = handlerExecutor;
     }
 
+    /** Wraps each handler call (a Micrometer observation, say); direct by default. */
+    public void setHandlerInvocation(HandlerInvocation invocation) {
+        attempts.setInvocation(invocation);
+    }
+
     /** Whether the context starts the worker when it refreshes; Boot starts it on {@code ApplicationReadyEvent}. */
     public void setAutoStartup(boolean autoStartup) {
         this.autoStartup = autoStartup;
