@@ -235,6 +235,22 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
+    void aRunsDetailHasItsStepsAndResult() throws Exception {
+        UUID quote =
+                runlane.trigger("quotes.compute", new Payload("quote 9", "q-9")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(quote).orElseThrow().status() == RunStatus.SUCCEEDED);
+
+        mvc.perform(get(API + "/runs/{id}", quote))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.steps[*].name", org.hamcrest.Matchers.contains("fetch-prices", "label")))
+                .andExpect(jsonPath("$.steps[0].resultJson").value(40))
+                .andExpect(jsonPath("$.steps[1].resultJson").value("quote 9"))
+                .andExpect(jsonPath("$.run.resultJson.total").value(42))
+                .andExpect(jsonPath("$.run.resultJson.note").value("quote 9 / q-9"));
+    }
+
+    @Test
     void schedulesAreListedWithoutActions() throws Exception {
         runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("read-only-report"));
 

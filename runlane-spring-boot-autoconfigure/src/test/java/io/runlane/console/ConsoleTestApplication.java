@@ -5,6 +5,7 @@ import io.runlane.NonRetryableException;
 import io.runlane.RunContext;
 import io.runlane.ScheduleDefinition;
 import io.runlane.Task;
+import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
@@ -26,7 +27,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
     ConsoleTestApplication.Succeed.class,
     ConsoleTestApplication.Fail.class,
     ConsoleTestApplication.Park.class,
-    ConsoleTestApplication.Hold.class
+    ConsoleTestApplication.Hold.class,
+    ConsoleTestApplication.ComputeQuote.class
 })
 public class ConsoleTestApplication {
 
@@ -88,6 +90,24 @@ public class ConsoleTestApplication {
             while (!context.isCancellationRequested()) {
                 LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
             }
+        }
+    }
+
+    /** A quote: its total and a note. */
+    public record Quote(int total, String note) {}
+
+    /**
+     * Computes a quote in two durable steps; the second records the payload's name, and the note repeats its key, so
+     * that stored markup can be put in both.
+     */
+    @Task(id = "quotes.compute")
+    static class ComputeQuote implements TaskFunction<Payload, Quote> {
+
+        @Override
+        public Quote run(Payload payload, RunContext context) throws Exception {
+            Integer prices = context.step("fetch-prices", Integer.class, step -> 40);
+            String label = context.step("label", String.class, step -> payload.name());
+            return new Quote(prices + 2, label + " / " + payload.key());
         }
     }
 

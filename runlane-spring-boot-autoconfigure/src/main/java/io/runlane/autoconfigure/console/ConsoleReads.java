@@ -7,6 +7,7 @@ import io.runlane.RunEvent;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
+import io.runlane.RunStep;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.jdbc.RunActivity;
@@ -119,6 +120,7 @@ final class ConsoleReads {
                 run,
                 operations.attempts(run.id()),
                 operations.events(run.id()),
+                operations.steps(run.id()),
                 RunActions.of(run, settings.unrestricted()));
     }
 
@@ -250,11 +252,13 @@ final class ConsoleReads {
             @Nullable String lastPollFailure) {}
 
     /**
-     * A run with its history and the actions the console offers for it.
+     * A run with its history and the actions the console offers for it; its result is {@code run.resultJson}.
      *
+     * @param steps its completed steps in completion order (S-ST-6)
      * @param actions what the operator may do now; all false in read-only mode
      */
-    record RunDetail(Run run, List<RunAttempt> attempts, List<RunEvent> events, RunActions actions) {}
+    record RunDetail(
+            Run run, List<RunAttempt> attempts, List<RunEvent> events, List<RunStep> steps, RunActions actions) {}
 
     /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8). */
     record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey) {

@@ -64,12 +64,12 @@ function render(body, detail, reload) {
         h('div', {class: 'grid-detail'},
             h('div', {class: 'stack'},
                 section('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`, timeline(events), 'timeline'),
-                section('Attempts', attempts.length ? null : 'none yet', attemptsTable(attempts), 'attempts'),
-                steps.length ? section('Steps', `${steps.length} completed`, stepsTable(steps), 'steps') : null,
-                signals.length ? section('Signals', `${signals.length}`, signalsTable(signals), 'signals') : null),
+                section('Attempts', attempts.length ? null : 'none yet', attemptsTable(attempts), 'attempts')),
             h('div', {class: 'stack'},
                 section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
-                result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null)));
+                result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null,
+                steps.length ? section('Steps', `${steps.length} completed`, stepsTable(steps), 'steps') : null,
+                signals.length ? section('Signals', `${signals.length}`, signalsTable(signals), 'signals') : null)));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
 }
