@@ -37,4 +37,7 @@ public interface RunlaneTemplate {
 
     /** Operates on idempotency key ownership. */
     IdempotencyKeyOperations idempotencyKeys();
+
+    /** Sends signals to runs (S-SG). */
+    SignalOperations signals();
 }

@@ -22,6 +22,9 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.result.RunEndings;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.signal.SignalInbox;
+import io.runlane.internal.signal.SignalMailbox;
+import io.runlane.internal.signal.SignalPayloads;
 import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -74,6 +77,8 @@ public final class RunlaneEngine implements AutoCloseable {
     private final StepStore steps;
 
     private final MissedWakeUps missedWakeUps;
+
+    private final SignalMailbox signals;
 
     private final DurableExecution durable;
 
@@ -161,7 +166,9 @@ public final class RunlaneEngine implements AutoCloseable {
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
-        this.durable = new DurableExecution(steps, reads, codec, new RunParking(jdbc, sql, notifier));
+        this.durable = new DurableExecution(
+                steps, reads, codec, new RunParking(jdbc, sql, notifier), new SignalInbox(jdbc, sql));
+        this.signals = new SignalMailbox(dataSource, sql, environment, notifier);
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -175,7 +182,9 @@ public final class RunlaneEngine implements AutoCloseable {
                 notifier,
                 listener,
                 new RunResults(reads, codec, endings),
-                steps);
+                steps,
+                signals,
+                new SignalPayloads(payloads.jsonMapper()));
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -293,6 +302,11 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public StepStore steps() {
         return steps;
+    }
+
+    /** The runs' signal mailboxes (S-SG). */
+    public SignalMailbox signals() {
+        return signals;
     }
 
     /** Maintenance's safety net for waits on other runs (S-RS-4). */

@@ -11,6 +11,7 @@ import io.runlane.RunEventType;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
+import io.runlane.RunSignal;
 import io.runlane.RunStateException;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
@@ -24,6 +25,7 @@ import io.runlane.internal.maintenance.PrunePass;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.step.StepStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,6 +64,8 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final StepStore steps;
 
+    private final SignalMailbox signals;
+
     DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -72,7 +76,9 @@ public final class DefaultRunOperations implements RunOperations {
             RunAdmitter admitter,
             EngineListener listener,
             RunResults results,
-            StepStore steps) {
+            StepStore steps,
+            SignalMailbox signals) {
+        this.signals = signals;
         this.results = results;
         this.steps = steps;
         this.reads = reads;
@@ -189,6 +195,12 @@ public final class DefaultRunOperations implements RunOperations {
     public List<RunStep> steps(UUID runId) {
         require(runId);
         return steps.list(runId);
+    }
+
+    @Override
+    public List<RunSignal> signals(UUID runId) {
+        require(runId);
+        return signals.list(runId);
     }
 
     @Override

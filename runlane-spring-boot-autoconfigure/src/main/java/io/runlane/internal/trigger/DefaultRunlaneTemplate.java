@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.SignalOperations;
 import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
@@ -31,12 +32,16 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final IdempotencyKeyOperations idempotencyKeys;
 
+    private final SignalOperations signals;
+
     DefaultRunlaneTemplate(
             TaskRegistry tasks,
             TriggerPlanner planner,
             RunAdmitter admitter,
             RunOperations runs,
-            IdempotencyKeyOperations idempotencyKeys) {
+            IdempotencyKeyOperations idempotencyKeys,
+            SignalOperations signals) {
+        this.signals = signals;
         this.tasks = tasks;
         this.planner = planner;
         this.admitter = admitter;
@@ -79,6 +84,11 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     @Override
     public IdempotencyKeyOperations idempotencyKeys() {
         return idempotencyKeys;
+    }
+
+    @Override
+    public SignalOperations signals() {
+        return signals;
     }
 
     static TriggerOptions orNone(TriggerOptions options) {

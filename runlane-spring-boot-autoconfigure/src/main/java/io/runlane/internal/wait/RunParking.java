@@ -26,20 +26,23 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       (or its ending statement is committing, which the lock waits for), {@code run_at} is now and the run is due
  *       at once. This closes the gap between the handler's read and the park that the ending statement's own
  *       wake-up ({@code TransitionSql}) cannot see;
+ *   <li>when waiting for a signal, the statement checks the run's mailbox: a signal of that name that arrived
+ *       after the handler looked is already there, and the run is due at once. A signal whose send commits after
+ *       this statement's snapshot is caught by the send's own wake-up after its commit ({@code SignalMailbox});
  *   <li>a run whose cancellation was requested does not wait: it ends {@code CANCELLED} (S-CA-2).
  * </ol>
  */
 public final class RunParking {
 
-    private static final String PARK = AttemptOutcomes.parking(
-            "'WAITING'",
-            """
+    private static final String PARK = AttemptOutcomes.parking("'WAITING'", """
             CASE WHEN coalesce((SELECT a.finished_at IS NOT NULL FROM {schema}.runs a
                                 WHERE a.id = cast(:awaitingRunId AS uuid) FOR SHARE), false)
+                   OR EXISTS (SELECT FROM {schema}.run_signals s
+                              WHERE s.run_id = :id AND s.name = cast(:awaitingSignal AS text) AND s.consumed_at IS NULL)
                  THEN statement_timestamp()
-                 ELSE greatest(:wakeAt, statement_timestamp()) END""",
-            "awaiting_run_id = CASE WHEN status = 'RUNNING' THEN cast(:awaitingRunId AS uuid) END,",
-            ":detail");
+                 ELSE greatest(:wakeAt, statement_timestamp()) END""", """
+            awaiting_run_id = CASE WHEN status = 'RUNNING' THEN cast(:awaitingRunId AS uuid) END,
+            awaiting_signal = CASE WHEN status = 'RUNNING' THEN cast(:awaitingSignal AS text) END,""", ":detail");
 
     private final JdbcClient jdbc;
 
@@ -63,6 +66,7 @@ public final class RunParking {
                 .addValue("token", token, Types.BIGINT)
                 .addValue("actor", worker, Types.VARCHAR)
                 .addValue("awaitingRunId", request.awaitingRunId(), Types.OTHER)
+                .addValue("awaitingSignal", request.awaitingSignal(), Types.VARCHAR)
                 .addValue(
                         "wakeAt",
                         OffsetDateTime.ofInstant(request.wakeAt(), ZoneOffset.UTC),
