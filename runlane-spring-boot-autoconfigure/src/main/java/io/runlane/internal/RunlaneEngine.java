@@ -13,6 +13,7 @@ import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
+import io.runlane.internal.jdbc.SingletonConflicts;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
@@ -173,7 +174,7 @@ public final class RunlaneEngine implements AutoCloseable {
                 settings,
                 tasks,
                 payloads,
-                new RunAdmissions(jdbc, transactions, reads, sql, environment),
+                new RunAdmissions(jdbc, transactions, reads, sql, environment, new SingletonConflicts(reads, signals)),
                 reads,
                 new RunListing(jdbc, sql, environment),
                 transitions,

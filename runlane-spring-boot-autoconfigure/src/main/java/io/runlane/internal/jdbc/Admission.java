@@ -12,6 +12,12 @@ public sealed interface Admission {
     /** The idempotency key has an active or retained owner, which is returned; nothing was written (S-IK-2, S-IK-3). */
     record Existing(Run run) implements Admission {}
 
+    /** Another active run holds the singleton key and the policy returns it; nothing was written (S-CP-2). */
+    record ReturnedOwner(Run run) implements Admission {}
+
+    /** Another active run holds the singleton key and received the payload as a signal (S-CP-4). */
+    record SignaledOwner(Run run) implements Admission {}
+
     /** Another active run holds the singleton key; nothing was written (S-SK-2). */
     record SingletonHeld(String singletonKey, UUID ownerRunId) implements Admission {}
 }

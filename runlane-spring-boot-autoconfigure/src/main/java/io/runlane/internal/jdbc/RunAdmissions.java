@@ -3,6 +3,7 @@ package io.runlane.internal.jdbc;
 import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
+import io.runlane.SingletonConflictPolicy;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -155,6 +156,8 @@ public final class RunAdmissions {
 
     private final BatchAdmissions batches;
 
+    private final SingletonConflicts conflicts;
+
     private final String environment;
 
     private final String admitWithKey;
@@ -166,8 +169,14 @@ public final class RunAdmissions {
     private final String releaseUnusedClaim;
 
     public RunAdmissions(
-            JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
+            JdbcClient jdbc,
+            TransactionTemplate transactions,
+            RunReads reads,
+            SqlTemplate sql,
+            String environment,
+            SingletonConflicts conflicts) {
         this.jdbc = jdbc;
+        this.conflicts = conflicts;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
@@ -178,23 +187,33 @@ public final class RunAdmissions {
         this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
     }
 
-    /** Admits one run, in the caller's transaction when one is active. */
+    /**
+     * Admits one run, in the caller's transaction when one is active. A refusal by a singleton owner is answered by
+     * the run's conflict policy ({@link SingletonConflicts}) in the same transaction.
+     */
     public Admission admit(NewRun run) {
         boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
         boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
-                firstTry ->
-                        needsTransaction ? inTransaction(() -> admitOnce(run, firstTry)) : admitOnce(run, firstTry));
+                firstTry -> needsTransaction
+                        ? inTransaction(() -> resolved(run, admitOnce(run, firstTry)))
+                        : resolved(run, admitOnce(run, firstTry)));
+    }
+
+    /** The answer after the conflict policy; {@code null} when the key became free and the admission is retried. */
+    private @Nullable Admission resolved(NewRun run, @Nullable Admission answer) {
+        return answer instanceof Admission.SingletonHeld held ? conflicts.resolve(run, held) : answer;
     }
 
     /**
      * Admits runs in one transaction and returns their answers in input order (S-TR-5). Items that share an
      * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
      * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
-     * one in the same transaction, in lock order. A singleton conflict rolls the whole batch back with
-     * {@link SingletonConflictException} (S-TR-6).
+     * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
+     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every item was admitted, in
+     * (task, singleton key) order, so that concurrent batches take owners' locks in one order (S-CP-5).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
         if (runs.isEmpty()) {
@@ -221,9 +240,26 @@ public final class RunAdmissions {
                     .boxed()
                     .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
                     .toList();
+            Map<Integer, Admission.SingletonHeld> conflicted = new HashMap<>();
             for (int position : unsettled) {
                 NewRun run = batch.get(position);
                 Admission answer = retrying(run, firstTry -> admitOnce(run, firstTry));
+                if (answer instanceof Admission.SingletonHeld held) {
+                    if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
+                        throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+                    }
+                    conflicted.put(position, held);
+                    continue;
+                }
+                settled.set(position, answer);
+            }
+            List<Integer> byOwner = conflicted.keySet().stream()
+                    .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
+                    .toList();
+            for (int position : byOwner) {
+                NewRun run = batch.get(position);
+                Admission answer = retrying(
+                        run, firstTry -> resolved(run, firstTry ? conflicted.get(position) : admitOnce(run, false)));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
@@ -273,6 +309,9 @@ public final class RunAdmissions {
 
     private static final Comparator<NewRun> LOCK_ORDER = Comparator.comparing(NewRun::taskId)
             .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()))
+            .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
+
+    private static final Comparator<NewRun> OWNER_ORDER = Comparator.comparing(NewRun::taskId)
             .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
 
     /** Admits with {@code once}, which is told whether it is the first try, until it has an answer. */

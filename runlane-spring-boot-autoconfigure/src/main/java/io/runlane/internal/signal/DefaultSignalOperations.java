@@ -42,7 +42,7 @@ public final class DefaultSignalOperations implements SignalOperations {
         String task = tasks.require(KeyRules.requireValid("taskId", taskId)).id();
         String key = KeyRules.requireValid("singletonKey", singletonKey);
         String json = payloads.toJson(KeyRules.requireValid("name", name), payload);
-        SignalMailbox.Sent sent = mailbox.sendToSingletonOwner(task, key, name, json)
+        SignalMailbox.Sent sent = mailbox.sendToSingletonOwner(task, key, name, json, null)
                 .orElseThrow(() -> new RunNotFoundException(
                         "No active run of task '" + task + "' holds singleton key '" + key + "'"));
         return sent.runId();

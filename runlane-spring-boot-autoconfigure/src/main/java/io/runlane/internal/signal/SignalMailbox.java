@@ -130,10 +130,11 @@ public final class SignalMailbox {
     }
 
     /** Sends to the active holder of a singleton key, found in the same statement. Empty when there is none. */
-    public Optional<Sent> sendToSingletonOwner(String taskId, String singletonKey, String name, String payloadJson) {
+    public Optional<Sent> sendToSingletonOwner(
+            String taskId, String singletonKey, String name, String payloadJson, @Nullable String deduplicationKey) {
         return send(
                 sendToOwner,
-                signal(name, payloadJson, null)
+                signal(name, payloadJson, deduplicationKey)
                         .addValue("taskId", taskId, Types.VARCHAR)
                         .addValue("singletonKey", singletonKey, Types.VARCHAR));
     }

@@ -245,6 +245,8 @@ public final class DefaultRunOperations implements RunOperations {
                 .queue(options.queue() != null ? options.queue() : source.queue())
                 .delay(options.delay())
                 .runAt(options.runAt())
+                .onSingletonConflict(options.onSingletonConflict())
+                .signalName(options.signalName())
                 .build();
     }
 

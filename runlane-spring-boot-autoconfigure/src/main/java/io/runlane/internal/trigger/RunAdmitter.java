@@ -64,6 +64,12 @@ final class RunAdmitter {
         if (answer instanceof Admission.Existing existing) {
             return new TriggerResult(TriggerOutcome.RETURNED_EXISTING, existing.run());
         }
+        if (answer instanceof Admission.ReturnedOwner owner) {
+            return new TriggerResult(TriggerOutcome.RETURNED_SINGLETON_OWNER, owner.run());
+        }
+        if (answer instanceof Admission.SignaledOwner owner) {
+            return new TriggerResult(TriggerOutcome.SIGNALED_SINGLETON_OWNER, owner.run());
+        }
         throw new IllegalStateException("Unreported singleton conflict: " + answer);
     }
 }
