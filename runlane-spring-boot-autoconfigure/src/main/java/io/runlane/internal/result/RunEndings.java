@@ -138,9 +138,12 @@ public final class RunEndings implements EngineListener {
      */
     public Subscription subscribe(UUID runId) {
         Subscription subscription = new Subscription(runId);
-        subscriptions
-                .computeIfAbsent(runId, id -> ConcurrentHashMap.newKeySet())
-                .add(subscription);
+        // Added inside compute: an unsubscribe that empties and removes the set cannot orphan this subscription.
+        subscriptions.compute(runId, (id, set) -> {
+            Set<Subscription> waiting = set == null ? ConcurrentHashMap.newKeySet() : set;
+            waiting.add(subscription);
+            return waiting;
+        });
         CountDownLatch ready = ensureListening();
         try {
             ready.await(1, TimeUnit.SECONDS);
@@ -166,6 +169,9 @@ public final class RunEndings implements EngineListener {
     /** This instance recorded that the run ended: wake local subscribers and tell other instances. */
     public void ended(UUID runId) {
         wake(runId);
+        if (stopped) {
+            return;
+        }
         unsent.add(runId);
         synchronized (sendSignal) {
             ensureSender();
