@@ -35,3 +35,18 @@ CREATE INDEX run_signals_run_idx
 --changeset runlane:008-awaiting-signal
 -- S-SG-4: the signal name a WAITING run waits for; run_at is its deadline until a signal of that name arrives.
 ALTER TABLE ${runlane_schema}.runs ADD COLUMN awaiting_signal text;
+
+--changeset runlane:008-singleton-supersede
+-- S-CP-3, S-SK-4: SUPERSEDE moves a singleton key from a running owner to its successor in the trigger's
+-- transaction. The owner, asked to cancel, stays active but is released (no longer holds the key); the successor
+-- holds it and waits (WAITING, awaiting_run_id) until the released owner is terminal. The holders' index excludes
+-- released runs, so at every instant one run holds a key; a second index allows at most one released, still active
+-- run per key, which is the one a successor may wait for.
+ALTER TABLE ${runlane_schema}.runs ADD COLUMN singleton_released boolean NOT NULL DEFAULT false;
+DROP INDEX ${runlane_schema}.runs_active_singleton_uq;
+CREATE UNIQUE INDEX runs_active_singleton_uq
+    ON ${runlane_schema}.runs (environment, task_id, singleton_key)
+    WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released;
+CREATE UNIQUE INDEX runs_released_singleton_uq
+    ON ${runlane_schema}.runs (environment, task_id, singleton_key)
+    WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND singleton_released;

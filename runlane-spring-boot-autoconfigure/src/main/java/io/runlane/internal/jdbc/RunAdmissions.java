@@ -75,7 +75,8 @@ public final class RunAdmissions {
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
     private static final String ON_SINGLETON_CONFLICT = """
-            ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
+            ON CONFLICT (environment, task_id, singleton_key)
+                WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
             DO NOTHING
             RETURNING *
             """;
@@ -142,6 +143,12 @@ public final class RunAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
+    /** Whether the refused run's key claim is its own (S-CP-3 keeps it). */
+    private static final String OWN_CLAIM = """
+            SELECT count(*) FROM {schema}.idempotency_keys
+            WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey AND run_id = :id
+            """;
+
     /** Undoes a key claim whose run a singleton owner refused; deletes nothing when the claim was someone else's. */
     private static final String RELEASE_UNUSED_CLAIM = """
             DELETE FROM {schema}.idempotency_keys
@@ -168,6 +175,8 @@ public final class RunAdmissions {
 
     private final String releaseUnusedClaim;
 
+    private final String ownClaim;
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -185,6 +194,7 @@ public final class RunAdmissions {
         this.admitTakingOver = sql.format(ADMIT_TAKING_OVER_EXPIRED_KEY);
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
         this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
+        this.ownClaim = sql.format(OWN_CLAIM);
     }
 
     /**
@@ -194,7 +204,7 @@ public final class RunAdmissions {
     public Admission admit(NewRun run) {
         boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
-        boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
+        boolean needsTransaction = bothKeys || superseding(run) || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
                 firstTry -> needsTransaction
@@ -212,8 +222,8 @@ public final class RunAdmissions {
      * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
      * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
      * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
-     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every item was admitted, in
-     * (task, singleton key) order, so that concurrent batches take owners' locks in one order (S-CP-5).
+     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
+     * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
         if (runs.isEmpty()) {
@@ -240,9 +250,13 @@ public final class RunAdmissions {
                     .boxed()
                     .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
                     .toList();
-            Map<Integer, Admission.SingletonHeld> conflicted = new HashMap<>();
+            Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
             for (int position : unsettled) {
                 NewRun run = batch.get(position);
+                if (superseding(run)) {
+                    conflicted.put(position, null);
+                    continue;
+                }
                 Admission answer = retrying(run, firstTry -> admitOnce(run, firstTry));
                 if (answer instanceof Admission.SingletonHeld held) {
                     if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
@@ -258,8 +272,9 @@ public final class RunAdmissions {
                     .toList();
             for (int position : byOwner) {
                 NewRun run = batch.get(position);
+                Admission.SingletonHeld refusal = conflicted.get(position);
                 Admission answer = retrying(
-                        run, firstTry -> resolved(run, firstTry ? conflicted.get(position) : admitOnce(run, false)));
+                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run, false)));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
@@ -339,7 +354,8 @@ public final class RunAdmissions {
                     .paramSource(params)
                     .query(RunRowMapper.INSTANCE)
                     .optional();
-            return created.<Admission>map(Admission.Created::new).orElseGet(() -> singletonHeld(run));
+            return created.<Admission>map(Admission.Created::new)
+                    .orElseGet(() -> superseding(run) ? conflicts.supersede(run, this::insertRun) : singletonHeld(run));
         }
         List<Admission> answers = jdbc.sql(firstTry ? admitWithKey : admitTakingOver)
                 .paramSource(params)
@@ -351,12 +367,33 @@ public final class RunAdmissions {
         if (!answers.isEmpty()) {
             return answers.get(0);
         }
-        if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
+        if (superseding(run)) {
+            if (jdbc.sql(ownClaim).paramSource(params).query(Long.class).single() == 1) {
+                return conflicts.supersede(run, this::insertRun);
+            }
+        } else if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
             return singletonHeld(run);
         }
         return reads.findCurrentOwner(run.taskId(), run.idempotencyKey())
                 .map(Admission.Existing::new)
                 .orElse(null);
+    }
+
+    /**
+     * Under {@code SUPERSEDE} a refused run keeps its idempotency key claim: the same transaction supersedes the
+     * holder and then inserts the run under the claim it already has ({@link SingletonConflicts#supersede}), so a
+     * concurrent duplicate waits for this transaction instead of racing for a released claim (S-IK-7).
+     */
+    private static boolean superseding(NewRun run) {
+        return run.onSingletonConflict() == SingletonConflictPolicy.SUPERSEDE && run.singletonKey() != null;
+    }
+
+    /** Inserts the run's row alone, its key claim (if any) already held; empty when a singleton holder refused it. */
+    private Optional<Run> insertRun(NewRun run) {
+        return jdbc.sql(admitWithoutKey)
+                .paramSource(parameters(run))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {

@@ -71,11 +71,11 @@ public final class SignalMailbox {
     private static final String BY_ID = """
             SELECT id, status FROM {schema}.runs WHERE id = :runId AND environment = :environment""";
 
-    /** S-SG-3: the active holder of the key (a waiting SUPERSEDE successor does not hold it yet, S-CP-3). */
+    /** S-SG-3: the active holder of the key (an owner released by SUPERSEDE no longer holds it, S-CP-3). */
     private static final String BY_SINGLETON_OWNER = """
             SELECT id, status FROM {schema}.runs
                 WHERE environment = :environment AND task_id = :taskId AND singleton_key = :singletonKey
-                  AND finished_at IS NULL""";
+                  AND finished_at IS NULL AND NOT singleton_released""";
 
     /** Runs after the send committed: wakes a run that parked on this name while the send was uncommitted. */
     private static final String WAKE = """
