@@ -248,10 +248,7 @@ class SupersedeIntegrationTests {
     void supersedeStorm() {
         runlane.startWorker();
 
-        List<Concurrently.Outcome<TriggerResult>> outcomes = new ArrayList<>();
-        for (int wave = 0; wave < 4; wave++) {
-            outcomes.addAll(Concurrently.run(8, i -> () -> sync("k-storm", 150)));
-        }
+        List<Concurrently.Outcome<TriggerResult>> outcomes = Concurrently.run(32, i -> () -> sync("k-storm", 150));
 
         assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
         assertThat(outcomes).allMatch(outcome -> outcome.value().created());
