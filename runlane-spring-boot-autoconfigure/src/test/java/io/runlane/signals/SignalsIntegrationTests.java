@@ -265,6 +265,26 @@ class SignalsIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-SG-4: maintenance wakes a run parked on a signal already in its mailbox (a send whose wake-up"
+            + " was lost in a crash)")
+    void maintenanceWakesARunWhoseSignalArrivedWithoutAWakeUp() {
+        UUID run = approver(1, Duration.ofHours(1));
+        runlane.startWorker();
+        Run waiting = awaitStatus(run, RunStatus.WAITING);
+        runlane.jdbc()
+                .update(
+                        "INSERT INTO " + runlane.schema() + ".run_signals (id, run_id, name, payload, sent_at)"
+                                + " VALUES (?, ?, 'approval', '{\"by\": \"crash\"}', now())",
+                        UUID.randomUUID(),
+                        run);
+        assertThat(runlane.run(run).runAt()).isEqualTo(waiting.runAt());
+
+        assertThat(runlane.engine().missedWakeUps().wakeStranded(10)).isEqualTo(1);
+
+        assertThat(awaitStatus(run, RunStatus.SUCCEEDED).resultJson()).isEqualTo("\"crash\"");
+    }
+
+    @Test
     @DisplayName("S-SG-1, S-TR-3: a signal sent in a transaction that rolls back is gone")
     void rolledBackSendStoresNothing() {
         UUID run = approver(1, Duration.ofHours(1));

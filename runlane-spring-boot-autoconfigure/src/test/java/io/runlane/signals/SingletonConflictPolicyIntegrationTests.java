@@ -93,6 +93,17 @@ class SingletonConflictPolicyIntegrationTests {
         }
     }
 
+    /** Triggers a report from inside a run: a child trigger follows the child task's policy too. */
+    @Task(id = "policy.parent")
+    public static class Parent implements TaskFunction<Report.Payload, String> {
+
+        @Override
+        public String run(Report.Payload payload, RunContext context) {
+            TriggerResult child = context.runlane().trigger("policy.report", payload);
+            return child.outcome() + " " + child.runId();
+        }
+    }
+
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -110,7 +121,8 @@ class SingletonConflictPolicyIntegrationTests {
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1)),
                 EngineListener.NONE,
                 new Order(),
-                new Report());
+                new Report(),
+                new Parent());
     }
 
     @AfterEach
@@ -211,6 +223,25 @@ class SingletonConflictPolicyIntegrationTests {
                 .isInstanceOfSatisfying(
                         SingletonConflictException.class,
                         ex -> assertThat(ex.ownerRunId()).isEqualTo(owner));
+    }
+
+    @Test
+    @DisplayName("S-CP-5: a child trigger from a handler follows the child task's policy")
+    void childTriggerFollowsThePolicy() {
+        UUID owner = runlane.template()
+                .trigger(
+                        "policy.report",
+                        new Report.Payload("r-child"),
+                        TriggerOptions.builder().delay(Duration.ofHours(1)).build())
+                .runId();
+        UUID parent = runlane.template()
+                .trigger("policy.parent", new Report.Payload("r-child"))
+                .runId();
+
+        runlane.startWorker();
+
+        assertThat(awaitStatus(parent, RunStatus.SUCCEEDED).resultJson())
+                .isEqualTo("\"RETURNED_SINGLETON_OWNER " + owner + "\"");
     }
 
     @Test
