@@ -219,6 +219,39 @@ class SupersedeIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-CP-3, S-SK-4: when the waiting successor is cancelled, the key goes back to the superseded run"
+            + " still stopping, so no third run can start while it executes")
+    void cancelledSuccessorGivesTheKeyBack() {
+        UUID owner = sync("k-back", -1).runId();
+        ClaimedRun frozen = claim();
+        UUID successor = sync("k-back", 0).runId();
+        assertThat(holder("k-back")).isEqualTo(successor);
+
+        runlane.template().runs().cancel(successor, "operator");
+
+        assertThat(holder("k-back")).isEqualTo(owner);
+        assertThatThrownBy(() -> runlane.template()
+                        .trigger(
+                                "supersede.sync",
+                                new Sync.Payload("k-back", 0),
+                                TriggerOptions.builder()
+                                        .onSingletonConflict(SingletonConflictPolicy.FAIL)
+                                        .build()))
+                .isInstanceOfSatisfying(
+                        SingletonConflictException.class,
+                        ex -> assertThat(ex.ownerRunId()).isEqualTo(owner));
+        TriggerResult newest = sync("k-back", 0);
+        assertThat(newest.run().status()).isEqualTo(RunStatus.WAITING);
+
+        runlane.engine()
+                .outcomes()
+                .completeIfHeld(owner, frozen.fencingToken(), "frozen-worker")
+                .orElseThrow();
+        runlane.startWorker();
+        awaitStatus(newest.runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
     @DisplayName("S-CP-3, S-EX-7: when the superseded holder's worker dies, lease recovery ends it and wakes the"
             + " waiting successor")
     void leaseRecoveryWakesTheSuccessor() {
