@@ -38,6 +38,9 @@ public interface RunlaneTemplate {
     /** Operates on idempotency key ownership. */
     IdempotencyKeyOperations idempotencyKeys();
 
+    /** Reads and operates on schedules (S-SC-5). */
+    ScheduleOperations schedules();
+
     /** Sends signals to runs (S-SG). */
     SignalOperations signals();
 }

@@ -23,6 +23,7 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.result.RunEndings;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.schedule.Schedules;
 import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.signal.SignalPayloads;
@@ -85,6 +86,8 @@ public final class RunlaneEngine implements AutoCloseable {
 
     private final DueRunNotifier notifier;
 
+    private final Schedules schedules;
+
     public RunlaneEngine(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
@@ -135,6 +138,7 @@ public final class RunlaneEngine implements AutoCloseable {
                 settings,
                 execution,
                 pruningSettings,
+                ScheduleSettings.defaults(),
                 tasks,
                 payloads,
                 listener,
@@ -147,6 +151,30 @@ public final class RunlaneEngine implements AutoCloseable {
             RunlaneSettings settings,
             ExecutionSettings execution,
             PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener listener) {
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                pruningSettings,
+                scheduleSettings,
+                tasks,
+                payloads,
+                listener,
+                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener userListener,
@@ -170,6 +198,17 @@ public final class RunlaneEngine implements AutoCloseable {
         this.durable = new DurableExecution(
                 steps, reads, codec, new RunParking(jdbc, sql, notifier), new SignalInbox(jdbc, sql));
         this.signals = new SignalMailbox(dataSource, sql, environment, notifier);
+        this.schedules = new Schedules(
+                jdbc,
+                sql,
+                environment,
+                transactions,
+                this::template,
+                tasks,
+                payloads,
+                transitions,
+                scheduleSettings,
+                listener);
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -190,6 +229,7 @@ public final class RunlaneEngine implements AutoCloseable {
                 listener,
                 new RunResults(reads, codec, endings),
                 steps,
+                schedules.operations(),
                 signals,
                 new SignalPayloads(payloads.jsonMapper()));
         this.outcomes = new AttemptOutcomes(jdbc, sql);
@@ -236,6 +276,7 @@ public final class RunlaneEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        schedules.firer().stop();
         worker.stop();
         notifier.stop();
         endings.stop();
@@ -251,6 +292,11 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public RunlaneTemplate template() {
         return template;
+    }
+
+    /** The schedules: operations, the firer (a lifecycle, not started until started) and declared schedules. */
+    public Schedules schedules() {
+        return schedules;
     }
 
     public RunReads reads() {

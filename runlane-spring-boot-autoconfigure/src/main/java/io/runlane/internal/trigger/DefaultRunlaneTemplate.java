@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleOperations;
 import io.runlane.SignalOperations;
 import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
@@ -32,6 +33,8 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final IdempotencyKeyOperations idempotencyKeys;
 
+    private final ScheduleOperations schedules;
+
     private final SignalOperations signals;
 
     DefaultRunlaneTemplate(
@@ -40,6 +43,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
             RunAdmitter admitter,
             RunOperations runs,
             IdempotencyKeyOperations idempotencyKeys,
+            ScheduleOperations schedules,
             SignalOperations signals) {
         this.signals = signals;
         this.tasks = tasks;
@@ -47,6 +51,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
         this.admitter = admitter;
         this.runs = runs;
         this.idempotencyKeys = idempotencyKeys;
+        this.schedules = schedules;
     }
 
     @Override
@@ -84,6 +89,11 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     @Override
     public IdempotencyKeyOperations idempotencyKeys() {
         return idempotencyKeys;
+    }
+
+    @Override
+    public ScheduleOperations schedules() {
+        return schedules;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.runlane.internal.trigger;
 
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleOperations;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
@@ -37,6 +38,7 @@ public final class TriggerEngine {
             EngineListener listener,
             RunResults results,
             StepStore steps,
+            ScheduleOperations schedules,
             SignalMailbox signals,
             SignalPayloads signalPayloads) {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads);
@@ -45,6 +47,12 @@ public final class TriggerEngine {
                 reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps, signals);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
         return new DefaultRunlaneTemplate(
-                tasks, planner, admitter, runs, keys, new DefaultSignalOperations(signals, signalPayloads, tasks));
+                tasks,
+                planner,
+                admitter,
+                runs,
+                keys,
+                schedules,
+                new DefaultSignalOperations(signals, signalPayloads, tasks));
     }
 }
