@@ -219,7 +219,7 @@ public final class RunlaneEngine implements AutoCloseable {
                         reads,
                         sql,
                         environment,
-                        new SingletonConflicts(jdbc, sql, environment, reads, signals)),
+                        new SingletonConflicts(jdbc, sql, environment, reads, transitions, signals)),
                 reads,
                 new RunListing(jdbc, sql, environment),
                 transitions,

@@ -72,19 +72,6 @@ public final class SingletonConflicts {
             FOR SHARE
             """;
 
-    /**
-     * Step 5: the new run waits (S-RS-4's mechanism) until its predecessor is terminal. Its {@code run_at} is far
-     * away: only the predecessor's end wakes it, or maintenance if that wake-up was lost ({@code MissedWakeUps}).
-     */
-    private static final String WAIT_FOR_PREDECESSOR = TransitionSql.transition(
-            """
-            UPDATE {schema}.runs
-            SET status = 'WAITING', awaiting_run_id = :predecessor,
-                run_at = statement_timestamp() + interval '100 years',
-                updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
-            WHERE id = :id
-            RETURNING *""", TransitionSql.EVENT_BY_STATUS, "'waiting for superseded run ' || cast(:predecessor AS text)");
-
     private final JdbcClient jdbc;
 
     private final RunReads reads;
@@ -99,10 +86,15 @@ public final class SingletonConflicts {
 
     private final String releasedPredecessor;
 
-    private final String waitForPredecessor;
+    private final RunTransitions transitions;
 
     public SingletonConflicts(
-            JdbcClient jdbc, SqlTemplate sql, String environment, RunReads reads, SignalMailbox mailbox) {
+            JdbcClient jdbc,
+            SqlTemplate sql,
+            String environment,
+            RunReads reads,
+            RunTransitions transitions,
+            SignalMailbox mailbox) {
         this.jdbc = jdbc;
         this.reads = reads;
         this.mailbox = mailbox;
@@ -110,7 +102,7 @@ public final class SingletonConflicts {
         this.lockKey = sql.format(LOCK_KEY);
         this.releaseHolder = sql.format(RELEASE_HOLDER);
         this.releasedPredecessor = sql.format(RELEASED_PREDECESSOR);
-        this.waitForPredecessor = sql.format(WAIT_FOR_PREDECESSOR);
+        this.transitions = transitions;
     }
 
     /**
@@ -149,7 +141,8 @@ public final class SingletonConflicts {
      *       (its holder ended and a third trigger got in), the answer is {@code null} and the caller starts over;
      *   <li>if a released predecessor is still executing (the holder just released, or the one a cancelled waiting
      *       successor was waiting for), lock it ({@link #RELEASED_PREDECESSOR});
-     *   <li>and make the run wait for it ({@link #WAIT_FOR_PREDECESSOR}), so the two never execute at once.
+     *   <li>and make the run wait for it ({@link RunTransitions#awaitPredecessor}), so the two never execute at
+     *       once.
      * </ol>
      */
     @Nullable
@@ -177,13 +170,7 @@ public final class SingletonConflicts {
                 .query((rs, rowNum) -> rs.getObject("id", UUID.class))
                 .optional();
         Run admitted = predecessor
-                .map(id -> jdbc.sql(waitForPredecessor)
-                        .paramSource(new MapSqlParameterSource()
-                                .addValue("id", run.id(), Types.OTHER)
-                                .addValue("predecessor", id, Types.OTHER)
-                                .addValue("actor", "trigger", Types.VARCHAR))
-                        .query(RunRowMapper.INSTANCE)
-                        .single())
+                .flatMap(id -> transitions.awaitPredecessor(run.id(), id, "trigger"))
                 .orElse(created.get());
         return new Admission.Superseded(admitted, holder.orElse(null));
     }
