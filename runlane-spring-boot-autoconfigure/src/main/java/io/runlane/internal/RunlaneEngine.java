@@ -27,6 +27,7 @@ import io.runlane.internal.schedule.Schedules;
 import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.signal.SignalPayloads;
+import io.runlane.internal.signal.SignalWakeUps;
 import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -195,9 +196,10 @@ public final class RunlaneEngine implements AutoCloseable {
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
+        SignalWakeUps signalWakeUps = new SignalWakeUps(dataSource, sql, notifier);
         this.durable = new DurableExecution(
-                steps, reads, codec, new RunParking(jdbc, sql, notifier), new SignalInbox(jdbc, sql));
-        this.signals = new SignalMailbox(dataSource, sql, environment, notifier);
+                steps, reads, codec, new RunParking(jdbc, sql, notifier, signalWakeUps), new SignalInbox(jdbc, sql));
+        this.signals = new SignalMailbox(jdbc, sql, environment, notifier, signalWakeUps);
         this.schedules = new Schedules(
                 jdbc,
                 sql,

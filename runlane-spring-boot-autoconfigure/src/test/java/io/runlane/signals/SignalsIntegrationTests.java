@@ -285,6 +285,41 @@ class SignalsIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-SG-4: a send that commits while a park on its name is in flight (neither sees the other) still"
+            + " wakes the run: the park checks the mailbox again after its commit")
+    void sendDuringAnInFlightParkWakesTheRun() {
+        UUID run = approver(1, Duration.ofHours(1));
+        io.runlane.internal.jdbc.ClaimedRun claimed = runlane.engine()
+                .claims()
+                .claimDue("test-worker", List.of("default"), List.of("signals.approver"), 1, Duration.ofMinutes(5))
+                .get(0);
+        TransactionTemplate parkTransaction = new TransactionTemplate(new JdbcTransactionManager(dataSource));
+
+        parkTransaction.executeWithoutResult(status -> {
+            runlane.engine()
+                    .durable()
+                    .parking()
+                    .parkIfHeld(
+                            run,
+                            claimed.fencingToken(),
+                            "test-worker",
+                            io.runlane.internal.wait.WaitRequest.forSignal(
+                                    "approval", java.time.Instant.now().plus(Duration.ofHours(1)), "test park"));
+            java.util.concurrent.CompletableFuture.runAsync(
+                            () -> signals.send(run, "approval", new Approver.Approval("racer")))
+                    .join();
+        });
+
+        Run parked = runlane.run(run);
+        assertThat(parked.status()).isEqualTo(RunStatus.WAITING);
+        assertThat(parked.runAt())
+                .as("due now, not at the deadline")
+                .isBefore(parked.updatedAt().plusSeconds(60));
+        runlane.startWorker();
+        assertThat(awaitStatus(run, RunStatus.SUCCEEDED).resultJson()).isEqualTo("\"racer\"");
+    }
+
+    @Test
     @DisplayName("S-SG-1, S-TR-3: a signal sent in a transaction that rolls back is gone")
     void rolledBackSendStoresNothing() {
         UUID run = approver(1, Duration.ofHours(1));

@@ -5,22 +5,14 @@ import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.trigger.RunIds;
 import io.runlane.internal.worker.DueRunNotifier;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Stores signals and wakes the runs that wait for them (S-SG-1..3, S-SG-5).
@@ -36,11 +28,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *       wake-up as every other wait source (S-SG-4).
  * </ol>
  *
- * <p>The statement cannot see a run that parks concurrently: the run's own parking statement, whose snapshot may
- * predate the send's commit, might not see the signal either. So when the send did not wake the run, a second,
- * single-row statement runs right after the send commits ({@link #wakeAfterCommit}): it sees both the committed
- * signal and the park (waiting for the park's row lock if it is still committing). Only a crash in between leaves a
- * run parked until its deadline; maintenance wakes it within one recovery interval ({@code MissedWakeUps}).
+ * <p>The statement cannot see a run that parks concurrently, and the run's own parking statement, whose snapshot may
+ * predate the send's commit, might not see the signal either. So when the send did not wake the run, it checks
+ * again right after it commits, and so does the park ({@link SignalWakeUps}).
  *
  * <p>A send takes no lock on the run row unless it wakes the run, so a long caller transaction never holds up the
  * worker's heartbeats or completion.
@@ -77,14 +67,6 @@ public final class SignalMailbox {
                 WHERE environment = :environment AND task_id = :taskId AND singleton_key = :singletonKey
                   AND finished_at IS NULL AND NOT singleton_released""";
 
-    /** Runs after the send committed: wakes a run that parked on this name while the send was uncommitted. */
-    private static final String WAKE = """
-            UPDATE {schema}.runs r SET run_at = statement_timestamp()
-            WHERE r.id = ? AND r.status = 'WAITING' AND r.awaiting_signal = ? AND r.run_at > statement_timestamp()
-              AND EXISTS (SELECT FROM {schema}.run_signals s
-                          WHERE s.run_id = r.id AND s.name = r.awaiting_signal AND s.consumed_at IS NULL)
-            """;
-
     private static final String LIST = """
             SELECT s.id, s.name, s.payload::text AS payload, s.sent_at, s.consumed_at, s.deduplication_key
             FROM {schema}.run_signals s JOIN {schema}.runs r ON r.id = s.run_id
@@ -95,11 +77,9 @@ public final class SignalMailbox {
     /** What a send found and did. */
     public record Sent(UUID runId, RunStatus status, boolean stored, boolean woken) {}
 
-    private static final Log logger = LogFactory.getLog(SignalMailbox.class);
-
     private final JdbcClient jdbc;
 
-    private final DataSource dataSource;
+    private final SignalWakeUps wakeUps;
 
     private final String environment;
 
@@ -109,18 +89,16 @@ public final class SignalMailbox {
 
     private final String sendToOwner;
 
-    private final String wake;
-
     private final String list;
 
-    public SignalMailbox(DataSource dataSource, SqlTemplate sql, String environment, DueRunNotifier notifier) {
-        this.jdbc = JdbcClient.create(dataSource);
-        this.dataSource = dataSource;
+    public SignalMailbox(
+            JdbcClient jdbc, SqlTemplate sql, String environment, DueRunNotifier notifier, SignalWakeUps wakeUps) {
+        this.jdbc = jdbc;
+        this.wakeUps = wakeUps;
         this.environment = environment;
         this.notifier = notifier;
         this.sendById = sql.format(SEND.formatted(BY_ID));
         this.sendToOwner = sql.format(SEND.formatted(BY_SINGLETON_OWNER));
-        this.wake = sql.format(WAKE);
         this.list = sql.format(LIST);
     }
 
@@ -171,44 +149,10 @@ public final class SignalMailbox {
             if (answer.woken()) {
                 notifier.runBecameDue();
             } else if (answer.stored()) {
-                wakeAfterCommit(answer.runId(), params.getValue("name").toString());
+                wakeUps.wakeAfterCommit(answer.runId(), params.getValue("name").toString());
             }
         });
         return sent;
-    }
-
-    /**
-     * Runs {@link #WAKE} once the surrounding transaction committed, or at once without one. It uses a connection of
-     * its own: the committed transaction's connection is still bound to the thread while commit callbacks run. A
-     * failure is only logged, since the signal is committed and maintenance wakes the run ({@code MissedWakeUps}).
-     */
-    private void wakeAfterCommit(UUID runId, String name) {
-        Runnable wakeUp = () -> {
-            try (Connection connection = dataSource.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(wake)) {
-                statement.setObject(1, runId);
-                statement.setString(2, name);
-                int woken = statement.executeUpdate();
-                if (!connection.getAutoCommit()) {
-                    connection.commit();
-                }
-                if (woken > 0) {
-                    notifier.runBecameDue();
-                }
-            } catch (SQLException | RuntimeException ex) {
-                logger.warn("Could not wake run " + runId + " for signal '" + name + "'; maintenance will", ex);
-            }
-        };
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    wakeUp.run();
-                }
-            });
-        } else {
-            wakeUp.run();
-        }
     }
 
     private MapSqlParameterSource signal(String name, String payloadJson, @Nullable String deduplicationKey) {

@@ -1,9 +1,11 @@
 package io.runlane.internal.wait;
 
 import io.runlane.Run;
+import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.RunRowMapper;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.signal.SignalWakeUps;
 import io.runlane.internal.worker.DueRunNotifier;
 import java.sql.Types;
 import java.time.OffsetDateTime;
@@ -27,8 +29,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       at once. This closes the gap between the handler's read and the park that the ending statement's own
  *       wake-up ({@code TransitionSql}) cannot see;
  *   <li>when waiting for a signal, the statement checks the run's mailbox: a signal of that name that arrived
- *       after the handler looked is already there, and the run is due at once. A signal whose send commits after
- *       this statement's snapshot is caught by the send's own wake-up after its commit ({@code SignalMailbox});
+ *       after the handler looked is already there, and the run is due at once. For a send that commits after this
+ *       statement's snapshot, the send and the park both check again after their commits ({@link SignalWakeUps});
  *   <li>a run whose cancellation was requested does not wait: it ends {@code CANCELLED} (S-CA-2).
  * </ol>
  */
@@ -50,7 +52,10 @@ public final class RunParking {
 
     private final DueRunNotifier notifier;
 
-    public RunParking(JdbcClient jdbc, SqlTemplate sql, DueRunNotifier notifier) {
+    private final SignalWakeUps signalWakeUps;
+
+    public RunParking(JdbcClient jdbc, SqlTemplate sql, DueRunNotifier notifier, SignalWakeUps signalWakeUps) {
+        this.signalWakeUps = signalWakeUps;
         this.jdbc = jdbc;
         this.park = sql.format(PARK);
         this.notifier = notifier;
@@ -76,6 +81,11 @@ public final class RunParking {
                 jdbc.sql(park).paramSource(params).query(RunRowMapper.INSTANCE).optional();
         parked.filter(run -> run.runAt() != null && !run.runAt().isAfter(run.updatedAt()))
                 .ifPresent(run -> notifier.runBecameDue());
+        String signal = request.awaitingSignal();
+        if (signal != null
+                && parked.filter(run -> run.status() == RunStatus.WAITING).isPresent()) {
+            signalWakeUps.wakeAfterCommit(runId, signal);
+        }
         return parked;
     }
 }
