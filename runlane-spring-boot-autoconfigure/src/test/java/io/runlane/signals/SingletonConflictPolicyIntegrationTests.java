@@ -268,6 +268,9 @@ class SingletonConflictPolicyIntegrationTests {
     void signalOwnerStartsOrResumes() {
         for (RunStatus state : List.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING)) {
             String key = "k-signal-" + state;
+            if (state == RunStatus.RUNNING) {
+                GATES.put(key, new CountDownLatch(1));
+            }
             assertThat(order(key, "first", 1, signalOwner()).outcome())
                     .as("no owner: created")
                     .isEqualTo(TriggerOutcome.CREATED);
@@ -276,8 +279,8 @@ class SingletonConflictPolicyIntegrationTests {
                     .findActive("policy.order", null, key)
                     .orElseThrow()
                     .id();
-            if (state == RunStatus.RUNNING) {
-                GATES.put(key, new CountDownLatch(1));
+            if (state != RunStatus.QUEUED) {
+                awaitStatus(owner, state);
             }
             TriggerResult result = order(key, "second-" + state, 0, signalOwner());
 
@@ -285,7 +288,9 @@ class SingletonConflictPolicyIntegrationTests {
             assertThat(result.created()).isFalse();
             assertThat(result.runId()).isEqualTo(owner);
             GATES.getOrDefault(key, new CountDownLatch(0)).countDown();
-            runlane.startWorker();
+            if (state == RunStatus.QUEUED) {
+                runlane.startWorker();
+            }
             assertThat(awaitStatus(owner, RunStatus.SUCCEEDED).resultJson())
                     .isEqualTo("\"first,second-" + state + "\"");
         }
