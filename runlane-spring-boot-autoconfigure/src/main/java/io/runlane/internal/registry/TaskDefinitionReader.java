@@ -5,6 +5,7 @@ import io.runlane.RunlaneException;
 import io.runlane.Task;
 import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.result.FunctionTaskHandler;
 import java.time.Duration;
@@ -76,7 +77,7 @@ public final class TaskDefinitionReader {
             throw new TaskDeclarationException(
                     handlerClass,
                     "names queue '" + queue + "', which is not declared; declare it under runlane.queues." + queue
-                            + " (declared: " + settings.queues() + ") (S-QC-1)");
+                            + " (declared: " + settings.queues() + ") (S-QC-1, " + Guarantees.link("S-QC-1") + ")");
         }
         Class<?> taskInterface =
                 TaskFunction.class.isAssignableFrom(handlerClass) ? TaskFunction.class : TaskHandler.class;
@@ -119,7 +120,8 @@ public final class TaskDefinitionReader {
     private static String checked(Class<?> handlerClass, String attribute, String value) {
         String reason = KeyRules.violation(value);
         if (reason != null) {
-            throw new TaskDeclarationException(handlerClass, attribute + " " + reason + " (S-ID-1)");
+            throw new TaskDeclarationException(
+                    handlerClass, attribute + " " + reason + " (S-ID-1, " + Guarantees.link("S-ID-1") + ")");
         }
         return value;
     }

@@ -17,6 +17,7 @@ import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.jdbc.RunListing;
 import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
@@ -207,7 +208,10 @@ public final class DefaultRunOperations implements RunOperations {
     public Run rerun(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (!source.status().isTerminal()) {
-            throw new RunStateException(runId, source.status(), "only a terminal run can be rerun (S-OP-2)");
+            throw new RunStateException(
+                    runId,
+                    source.status(),
+                    "only a terminal run can be rerun (S-OP-2, " + Guarantees.link("S-OP-2") + ")");
         }
         return derive(source, RERUN, options);
     }
@@ -216,7 +220,10 @@ public final class DefaultRunOperations implements RunOperations {
     public Run retry(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (source.status() != RunStatus.FAILED) {
-            throw new RunStateException(runId, source.status(), "only a FAILED run can be retried (S-OP-2)");
+            throw new RunStateException(
+                    runId,
+                    source.status(),
+                    "only a FAILED run can be retried (S-OP-2, " + Guarantees.link("S-OP-2") + ")");
         }
         return derive(source, RETRY, options);
     }

@@ -71,6 +71,13 @@ final class AttemptRunner {
 
     private final DurableExecution durable;
 
+    /** Set before the worker starts; read by handler threads. */
+    private volatile HandlerInvocation invocation = HandlerInvocation.DIRECT;
+
+    void setInvocation(HandlerInvocation invocation) {
+        this.invocation = invocation;
+    }
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -131,7 +138,8 @@ final class AttemptRunner {
         context.handlerStarted();
         steps.handlerStarted();
         try {
-            task.handler().run(payload, context);
+            Object typed = payload;
+            invocation.invoke(run, context.attempt(), () -> task.handler().run(typed, context));
         } catch (Throwable ex) {
             failure = ex;
         } finally {

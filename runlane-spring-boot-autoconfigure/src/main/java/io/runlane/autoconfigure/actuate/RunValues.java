@@ -1,0 +1,51 @@
+package io.runlane.autoconfigure.actuate;
+
+import io.runlane.Run;
+import io.runlane.RunSignal;
+
+/**
+ * Masks what a run carries from the application's callers (its payload and its result) unless the endpoint may show values
+ * ({@code management.endpoint.runlane.show-values}), as Boot's own endpoints do with {@code ******}.
+ */
+final class RunValues {
+
+    /** The mask, as JSON: the payload and the result are rendered raw. */
+    static final String MASK = "\"******\"";
+
+    private RunValues() {}
+
+    static Run shownOrMasked(Run run, boolean showValues) {
+        if (showValues) {
+            return run;
+        }
+        return new Run(
+                run.id(),
+                run.taskId(),
+                run.queue(),
+                run.status(),
+                run.idempotencyKey(),
+                run.singletonKey(),
+                run.attempts(),
+                run.maxAttempts(),
+                run.createdAt(),
+                run.updatedAt(),
+                run.runAt(),
+                run.finishedAt(),
+                run.failure(),
+                MASK,
+                run.sourceRunId(),
+                run.concurrencyKey(),
+                run.idempotencyKeyTtl(),
+                run.sourceType(),
+                run.resultJson() == null ? null : MASK);
+    }
+
+    /** A signal's payload is a value too (S-SG-5). */
+    static RunSignal shownOrMasked(RunSignal signal, boolean showValues) {
+        if (showValues) {
+            return signal;
+        }
+        return new RunSignal(
+                signal.id(), signal.name(), MASK, signal.sentAt(), signal.consumedAt(), signal.deduplicationKey());
+    }
+}
