@@ -31,8 +31,17 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class SingletonConflicts {
 
     /**
-     * Step 1 of a supersession: lock the key's active runs, a released predecessor before the holder. A run's ending
-     * statement locks the ending run and then the runs waiting for it, so this order cannot deadlock with it.
+     * Step 1 of a supersession: a transaction-level advisory lock on the key, so that supersessions of one key run one
+     * after another instead of cancelling and reclaiming each other's rows in crossing orders.
+     */
+    private static final String LOCK_SUPERSESSIONS = """
+            SELECT pg_advisory_xact_lock(hashtextextended(
+                :environment || ':' || :taskId || ':' || :singletonKey, 0))
+            """;
+
+    /**
+     * Then lock the key's active runs, a released predecessor before the holder. A run's ending statement locks the
+     * ending run and then the runs waiting for it, so this order cannot deadlock with it.
      */
     private static final String LOCK_KEY = """
             SELECT id FROM {schema}.runs
@@ -135,7 +144,8 @@ public final class SingletonConflicts {
      * Newest wins (S-CP-3), inside the trigger's transaction, which already holds the run's idempotency key claim:
      *
      * <ol>
-     *   <li>lock the key's active runs in a fixed order ({@link #LOCK_KEY});
+     *   <li>take the key's supersession lock ({@link #LOCK_SUPERSESSIONS}) and lock the key's active runs in a fixed
+     *       order ({@link #LOCK_KEY});
      *   <li>cancel or release the key's holder ({@link #RELEASE_HOLDER}), with reason "superseded by &lt;id&gt;";
      *   <li>insert the run with {@code insertRun}: the key is free for it now. If another run took the key in between
      *       (its holder ended and a third trigger got in), the answer is {@code null} and the caller starts over;
@@ -151,6 +161,7 @@ public final class SingletonConflicts {
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("taskId", run.taskId(), Types.VARCHAR)
                 .addValue("singletonKey", run.singletonKey(), Types.VARCHAR);
+        jdbc.sql(LOCK_SUPERSESSIONS).paramSource(key).query().listOfRows();
         jdbc.sql(lockKey)
                 .paramSource(key)
                 .query((rs, rowNum) -> rs.getObject("id", UUID.class))
