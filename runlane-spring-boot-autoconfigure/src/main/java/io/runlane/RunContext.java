@@ -1,6 +1,7 @@
 package io.runlane;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -67,4 +68,13 @@ public interface RunContext {
      * @throws RunNotFoundException when the awaited run does not exist in this environment
      */
     <R> R awaitResult(UUID runId, Class<R> type, Duration timeout);
+
+    /**
+     * Waits durably for a signal of this name (S-SG-4) and returns its payload converted to {@code type}, or empty
+     * when {@code timeout} (from the first time this wait was reached) passed first. It consumes the oldest
+     * unconsumed signal of the name, including one sent before the wait was reached or before the run started.
+     * While none is there this run is {@code WAITING}, holding no slot, lease or queue capacity. The answer is
+     * memoized like a step: replays get the same signal, and no signal is consumed twice.
+     */
+    <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout);
 }

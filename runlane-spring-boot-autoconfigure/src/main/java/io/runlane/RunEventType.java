@@ -20,5 +20,7 @@ public enum RunEventType {
     /** The run was parked: a durable sleep or a wait for another run (S-ST-7, S-RS-4). */
     WAITING,
     /** A durable step recorded its result (S-ST-6); the detail names the step and its occurrence. */
-    STEP_COMPLETED
+    STEP_COMPLETED,
+    /** A handler consumed a signal in {@code awaitSignal} (S-SG-4); the detail names the signal and its id. */
+    SIGNAL_CONSUMED
 }

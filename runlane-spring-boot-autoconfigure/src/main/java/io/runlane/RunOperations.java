@@ -93,6 +93,13 @@ public interface RunOperations {
      */
     List<RunStep> steps(UUID runId);
 
+    /**
+     * The run's signals in the order they were sent, with their consumption time (S-SG-5).
+     *
+     * @throws RunNotFoundException for an unknown run
+     */
+    List<RunSignal> signals(UUID runId);
+
     /** Deletes terminal runs with their events and key ownership, in bounded batches (S-OP-3, S-IK-9). */
     PruneResult prune(PruneRequest request);
 }

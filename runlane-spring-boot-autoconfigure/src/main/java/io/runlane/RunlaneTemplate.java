@@ -40,4 +40,7 @@ public interface RunlaneTemplate {
 
     /** Reads and operates on schedules (S-SC-5). */
     ScheduleOperations schedules();
+
+    /** Sends signals to runs (S-SG). */
+    SignalOperations signals();
 }

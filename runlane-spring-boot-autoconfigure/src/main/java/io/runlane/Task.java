@@ -56,6 +56,12 @@ public @interface Task {
     Class<? extends Throwable>[] noRetryFor() default {};
 
     /**
+     * What a trigger does when the run's singleton key is held by another active run (S-CP-1); a trigger's {@link
+     * TriggerOptions.Builder#onSingletonConflict} overrides it.
+     */
+    SingletonConflictPolicy onSingletonConflict() default SingletonConflictPolicy.FAIL;
+
+    /**
      * How long one attempt may run, such as {@code 30s} or {@code 15m}; empty means the configured default ({@code
      * runlane.worker.attempt-timeout}, none unless set). An attempt running longer fails with code {@code
      * attempt_timeout}, retried by the task's retry policy, and its thread is interrupted (S-EX-21).

@@ -20,6 +20,8 @@ public final class TriggerOptions {
     private final @Nullable String queue;
     private final @Nullable Duration delay;
     private final @Nullable Instant runAt;
+    private final @Nullable SingletonConflictPolicy onSingletonConflict;
+    private final @Nullable String signalName;
 
     private TriggerOptions(Builder builder) {
         this.idempotencyKey = builder.idempotencyKey;
@@ -29,6 +31,8 @@ public final class TriggerOptions {
         this.queue = builder.queue;
         this.delay = builder.delay;
         this.runAt = builder.runAt;
+        this.onSingletonConflict = builder.onSingletonConflict;
+        this.signalName = builder.signalName;
     }
 
     /** Options that override nothing. */
@@ -68,6 +72,16 @@ public final class TriggerOptions {
         return runAt;
     }
 
+    /** The singleton conflict policy for this call, overriding the task's (S-CP-1); {@code null}: the task's. */
+    public @Nullable SingletonConflictPolicy onSingletonConflict() {
+        return onSingletonConflict;
+    }
+
+    /** The name of the signal that {@link SingletonConflictPolicy#SIGNAL_OWNER} delivers (S-CP-4). */
+    public @Nullable String signalName() {
+        return signalName;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof TriggerOptions that
@@ -77,19 +91,31 @@ public final class TriggerOptions {
                 && Objects.equals(concurrencyKey, that.concurrencyKey)
                 && Objects.equals(queue, that.queue)
                 && Objects.equals(delay, that.delay)
-                && Objects.equals(runAt, that.runAt);
+                && Objects.equals(runAt, that.runAt)
+                && onSingletonConflict == that.onSingletonConflict
+                && Objects.equals(signalName, that.signalName);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(idempotencyKey, idempotencyKeyTtl, singletonKey, concurrencyKey, queue, delay, runAt);
+        return Objects.hash(
+                idempotencyKey,
+                idempotencyKeyTtl,
+                singletonKey,
+                concurrencyKey,
+                queue,
+                delay,
+                runAt,
+                onSingletonConflict,
+                signalName);
     }
 
     @Override
     public String toString() {
         return "TriggerOptions[idempotencyKey=" + idempotencyKey + ", idempotencyKeyTtl=" + idempotencyKeyTtl
                 + ", singletonKey=" + singletonKey + ", concurrencyKey=" + concurrencyKey + ", queue=" + queue
-                + ", delay=" + delay + ", runAt=" + runAt + "]";
+                + ", delay=" + delay + ", runAt=" + runAt + ", onSingletonConflict=" + onSingletonConflict
+                + ", signalName=" + signalName + "]";
     }
 
     /** Builds {@link TriggerOptions}; a builder is not thread-safe, the options it builds are immutable. */
@@ -102,6 +128,8 @@ public final class TriggerOptions {
         private @Nullable String queue;
         private @Nullable Duration delay;
         private @Nullable Instant runAt;
+        private @Nullable SingletonConflictPolicy onSingletonConflict;
+        private @Nullable String signalName;
 
         private Builder() {}
 
@@ -139,6 +167,18 @@ public final class TriggerOptions {
         /** Runs no earlier than this instant (database clock); exclusive with {@link #delay}. */
         public Builder runAt(@Nullable Instant runAt) {
             this.runAt = runAt;
+            return this;
+        }
+
+        /** What this trigger does when its singleton key is held (S-CP-1); overrides the task's policy. */
+        public Builder onSingletonConflict(@Nullable SingletonConflictPolicy onSingletonConflict) {
+            this.onSingletonConflict = onSingletonConflict;
+            return this;
+        }
+
+        /** The signal name under which {@link SingletonConflictPolicy#SIGNAL_OWNER} delivers the payload (S-CP-4). */
+        public Builder signalName(@Nullable String signalName) {
+            this.signalName = signalName;
             return this;
         }
 

@@ -13,6 +13,7 @@ import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
+import io.runlane.internal.jdbc.SingletonConflicts;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
@@ -23,6 +24,10 @@ import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.result.RunEndings;
 import io.runlane.internal.result.RunResults;
 import io.runlane.internal.schedule.Schedules;
+import io.runlane.internal.signal.SignalInbox;
+import io.runlane.internal.signal.SignalMailbox;
+import io.runlane.internal.signal.SignalPayloads;
+import io.runlane.internal.signal.SignalWakeUps;
 import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -75,6 +80,8 @@ public final class RunlaneEngine implements AutoCloseable {
     private final StepStore steps;
 
     private final MissedWakeUps missedWakeUps;
+
+    private final SignalMailbox signals;
 
     private final DurableExecution durable;
 
@@ -189,7 +196,10 @@ public final class RunlaneEngine implements AutoCloseable {
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
-        this.durable = new DurableExecution(steps, reads, codec, new RunParking(jdbc, sql, notifier));
+        SignalWakeUps signalWakeUps = new SignalWakeUps(dataSource, sql, notifier);
+        this.durable = new DurableExecution(
+                steps, reads, codec, new RunParking(jdbc, sql, notifier, signalWakeUps), new SignalInbox(jdbc, sql));
+        this.signals = new SignalMailbox(jdbc, sql, environment, notifier, signalWakeUps);
         this.schedules = new Schedules(
                 jdbc,
                 sql,
@@ -205,7 +215,13 @@ public final class RunlaneEngine implements AutoCloseable {
                 settings,
                 tasks,
                 payloads,
-                new RunAdmissions(jdbc, transactions, reads, sql, environment),
+                new RunAdmissions(
+                        jdbc,
+                        transactions,
+                        reads,
+                        sql,
+                        environment,
+                        new SingletonConflicts(jdbc, sql, environment, reads, transitions, signals)),
                 reads,
                 new RunListing(jdbc, sql, environment),
                 transitions,
@@ -215,7 +231,9 @@ public final class RunlaneEngine implements AutoCloseable {
                 listener,
                 new RunResults(reads, codec, endings),
                 steps,
-                schedules.operations());
+                schedules.operations(),
+                signals,
+                new SignalPayloads(payloads.jsonMapper()));
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -339,6 +357,11 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public StepStore steps() {
         return steps;
+    }
+
+    /** The runs' signal mailboxes (S-SG). */
+    public SignalMailbox signals() {
+        return signals;
     }
 
     /** Maintenance's safety net for waits on other runs (S-RS-4). */

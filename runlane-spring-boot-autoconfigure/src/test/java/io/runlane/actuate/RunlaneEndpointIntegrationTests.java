@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -131,6 +132,36 @@ class RunlaneEndpointIntegrationTests {
                 .isEqualTo("SUCCEEDED")
                 .jsonPath("$.events[*].type")
                 .isEqualTo(List.of("CREATED", "CLAIMED", "SUCCEEDED"));
+    }
+
+    @Test
+    @DisplayName("S-SG-5, S-MO-1: a run read by id shows its signals and their consumption")
+    void runIsReadWithItsSignals() {
+        UUID runId = runlane.trigger(
+                        "actuate.succeed",
+                        Payload.of("signalled"),
+                        io.runlane.TriggerOptions.builder()
+                                .delay(Duration.ofHours(1))
+                                .build())
+                .runId();
+        runlane.signals().send(runId, "nudge", java.util.Map.of("by", "operator"), "nudge-1");
+
+        client.get()
+                .uri("/runs/{id}", runId)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.signals.length()")
+                .isEqualTo(1)
+                .jsonPath("$.signals[0].name")
+                .isEqualTo("nudge")
+                .jsonPath("$.signals[0].payloadJson.by")
+                .isEqualTo("operator")
+                .jsonPath("$.signals[0].deduplicationKey")
+                .isEqualTo("nudge-1")
+                .jsonPath("$.signals[0].consumedAt")
+                .doesNotExist();
     }
 
     @Test

@@ -82,6 +82,24 @@ class RunlaneEndpointShowValuesIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-SG-5, issue 15.13: a run's signal payloads are masked like its own payload")
+    void signalPayloadsAreMaskedByDefault() {
+        UUID runId = runlane.trigger("actuate.park", Payload.of("signalled")).runId();
+        runlane.signals().send(runId, "nudge", java.util.Map.of("secret", "s3cr3t"));
+
+        client.get()
+                .uri("/runs/{id}", runId)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.signals[0].name")
+                .isEqualTo("nudge")
+                .jsonPath("$.signals[0].payloadJson")
+                .isEqualTo("******");
+    }
+
+    @Test
     @DisplayName("Issue 15.13: when-authorized shows payloads to users in the configured roles only")
     void whenAuthorizedShowsPayloadsToUsersInTheRoles() {
         UUID runId = runlane.trigger("actuate.park", Payload.of("for-admins")).runId();

@@ -200,7 +200,8 @@ class ScheduleIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-SC-3, S-SC-6: SKIP and CANCEL_OTHER against a handler slower than the interval")
+    @DisplayName("S-SC-3, S-CP-3: SKIP and CANCEL_OTHER against a handler slower than the interval; the new run of"
+            + " CANCEL_OTHER waits for the running predecessor to stop")
     void overlapWithSlowHandler() {
         String skip = unique("slow-skip");
         String cancel = unique("slow-cancel");
@@ -236,11 +237,24 @@ class ScheduleIntegrationTests {
             assertThat(schedules.get(cancel).orElseThrow().lastRunId())
                     .isEqualTo(cancelRuns.get(1).id());
             assertThat(runlane.run(cancelFirst).status())
-                    .as("a running predecessor is asked to stop (interim rule S-SC-6)")
+                    .as("a running predecessor is asked to stop")
                     .isIn(RunStatus.CANCELLATION_REQUESTED, RunStatus.CANCELLED);
+            if (runlane.run(cancelFirst).status() == RunStatus.CANCELLATION_REQUESTED) {
+                assertThat(runlane.run(cancelRuns.get(1).id()).status())
+                        .as("S-CP-3: the new run waits for its stopping predecessor")
+                        .isEqualTo(RunStatus.WAITING);
+            }
             ScheduleTasks.Slow.release.countDown();
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> runlane.run(cancelFirst).status().isTerminal());
+            Run second = await().atMost(Duration.ofSeconds(20))
+                    .until(
+                            () -> runlane.run(cancelRuns.get(1).id()),
+                            run -> run.status().isTerminal());
+            assertThat(second.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(runlane.template().runs().attempts(second.id()).get(0).startedAt())
+                    .as("the new run started after its predecessor ended")
+                    .isAfterOrEqualTo(runlane.run(cancelFirst).finishedAt());
         } finally {
             ScheduleTasks.Slow.release.countDown();
             runlane.engine().worker().stop();

@@ -64,6 +64,20 @@ class RunController {
         return runlane.runs().awaitResult(runId, CheckoutOrder.Receipt.class, Duration.ofSeconds(10));
     }
 
+    /**
+     * Starts processing an order, or hands the request to the run already processing it (S-CP-4): the answer is
+     * {@code CREATED} or {@code SIGNALED_SINGLETON_OWNER}, with the run that handles the order either way. Unlike a
+     * resume-then-start sequence, two concurrent first requests cannot both start a run.
+     */
+    @PostMapping("/orders/{orderId}/requests")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    TriggerResponse requestOrder(@PathVariable String orderId, @RequestParam boolean confirmed) {
+        return TriggerResponse.of(runlane.trigger(
+                ProcessOrder.class,
+                new ProcessOrder.Request(orderId, confirmed),
+                TriggerOptions.builder().signalName(ProcessOrder.REQUEST_SIGNAL).build()));
+    }
+
     @GetMapping("/runs/{runId}")
     ResponseEntity<Run> run(@PathVariable UUID runId) {
         return ResponseEntity.of(runlane.runs().get(runId));

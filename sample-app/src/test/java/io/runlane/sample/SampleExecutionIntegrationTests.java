@@ -93,6 +93,34 @@ class SampleExecutionIntegrationTests {
                 .containsExactly("charge", "ship");
     }
 
+    @Test
+    void aSecondRequestForAnOrderResumesTheRunProcessingIt() {
+        String orderId = "order-" + UUID.randomUUID();
+        TriggerResponse started = request(orderId, false);
+        TriggerResponse resumed = request(orderId, true);
+
+        assertThat(started.outcome()).isEqualTo(TriggerOutcome.CREATED);
+        assertThat(resumed.outcome()).isEqualTo(TriggerOutcome.SIGNALED_SINGLETON_OWNER);
+        assertThat(resumed.runId()).isEqualTo(started.runId());
+        ProcessOrder.Outcome outcome =
+                runlane.runs().awaitResult(started.runId(), ProcessOrder.Outcome.class, Duration.ofSeconds(20));
+        assertThat(outcome.status()).isEqualTo("processed");
+        assertThat(runlane.runs().signals(started.runId()))
+                .singleElement()
+                .satisfies(signal -> assertThat(signal.consumedAt()).isNotNull());
+    }
+
+    private TriggerResponse request(String orderId, boolean confirmed) {
+        return client.post()
+                .uri("/orders/{orderId}/requests?confirmed={confirmed}", orderId, confirmed)
+                .exchange()
+                .expectStatus()
+                .isAccepted()
+                .expectBody(TriggerResponse.class)
+                .returnResult()
+                .getResponseBody();
+    }
+
     private TriggerResponse confirm(String orderId) {
         return client.post()
                 .uri("/orders/{orderId}/confirm", orderId)

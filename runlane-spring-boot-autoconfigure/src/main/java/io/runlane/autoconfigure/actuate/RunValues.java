@@ -1,6 +1,7 @@
 package io.runlane.autoconfigure.actuate;
 
 import io.runlane.Run;
+import io.runlane.RunSignal;
 
 /**
  * Masks what a run carries from the application's callers (its payload and its result) unless the endpoint may show values
@@ -37,5 +38,14 @@ final class RunValues {
                 run.idempotencyKeyTtl(),
                 run.sourceType(),
                 run.resultJson() == null ? null : MASK);
+    }
+
+    /** A signal's payload is a value too (S-SG-5). */
+    static RunSignal shownOrMasked(RunSignal signal, boolean showValues) {
+        if (showValues) {
+            return signal;
+        }
+        return new RunSignal(
+                signal.id(), signal.name(), MASK, signal.sentAt(), signal.consumedAt(), signal.deduplicationKey());
     }
 }

@@ -10,6 +10,7 @@ import io.runlane.RunAttempt;
 import io.runlane.RunEvent;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
+import io.runlane.RunSignal;
 import io.runlane.RunStatus;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
@@ -259,7 +260,10 @@ public final class RunlaneEndpoint {
         return new RunDescriptor(
                 RunValues.shownOrMasked(run, showValues),
                 operations().attempts(run.id()),
-                operations().events(run.id()));
+                operations().events(run.id()),
+                operations().signals(run.id()).stream()
+                        .map(signal -> RunValues.shownOrMasked(signal, showValues))
+                        .toList());
     }
 
     private @Nullable WorkerDescriptor describeWorker() {
@@ -479,8 +483,9 @@ public final class RunlaneEndpoint {
      * @param run the run
      * @param attempts its attempts
      * @param events its events
+     * @param signals its signals, with their consumption (S-SG-5)
      */
-    public record RunDescriptor(Run run, List<RunAttempt> attempts, List<RunEvent> events)
+    public record RunDescriptor(Run run, List<RunAttempt> attempts, List<RunEvent> events, List<RunSignal> signals)
             implements OperationResponseBody {}
 
     /**

@@ -6,6 +6,7 @@ import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleOperations;
+import io.runlane.SignalOperations;
 import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
@@ -62,6 +63,11 @@ final class ObservedRunlaneTemplate implements RunlaneTemplate {
     @Override
     public ScheduleOperations schedules() {
         return delegate.schedules();
+    }
+
+    @Override
+    public SignalOperations signals() {
+        return delegate.signals();
     }
 
     private TriggerResult observe(String task, Supplier<TriggerResult> trigger) {

@@ -64,7 +64,8 @@ final class BatchAdmissions {
                         + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
                 WHERE i.idempotency_key IS NULL OR cast(i.id AS uuid) IN (SELECT run_id FROM claimed_key)
                 ORDER BY i.task_id, i.singleton_key
-                ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
+                ON CONFLICT (environment, task_id, singleton_key)
+                    WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
                 DO NOTHING
                 RETURNING *
             )

@@ -1,5 +1,6 @@
 package io.runlane.internal.jdbc;
 
+import io.runlane.SingletonConflictPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -22,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param delay a delay from the database's now, if the caller gave one
  * @param sourceType how the run was derived from another ({@code RERUN}, {@code RETRY}), if it was
  * @param sourceRunId the run it was derived from, if any
+ * @param onSingletonConflict what to do when another active run holds the singleton key (S-CP-1)
+ * @param signalName the signal that {@code SIGNAL_OWNER} delivers the payload as (S-CP-4); only with that policy
  */
 public record NewRun(
         UUID id,
@@ -36,4 +39,40 @@ public record NewRun(
         @Nullable Instant runAt,
         @Nullable Duration delay,
         @Nullable String sourceType,
-        @Nullable UUID sourceRunId) {}
+        @Nullable UUID sourceRunId,
+        SingletonConflictPolicy onSingletonConflict,
+        @Nullable String signalName) {
+
+    /** A run that fails on a singleton conflict (S-SK-2). */
+    public NewRun(
+            UUID id,
+            String taskId,
+            String queue,
+            String payloadJson,
+            @Nullable String idempotencyKey,
+            @Nullable Duration idempotencyKeyTtl,
+            @Nullable String singletonKey,
+            @Nullable String concurrencyKey,
+            int maxAttempts,
+            @Nullable Instant runAt,
+            @Nullable Duration delay,
+            @Nullable String sourceType,
+            @Nullable UUID sourceRunId) {
+        this(
+                id,
+                taskId,
+                queue,
+                payloadJson,
+                idempotencyKey,
+                idempotencyKeyTtl,
+                singletonKey,
+                concurrencyKey,
+                maxAttempts,
+                runAt,
+                delay,
+                sourceType,
+                sourceRunId,
+                SingletonConflictPolicy.FAIL,
+                null);
+    }
+}

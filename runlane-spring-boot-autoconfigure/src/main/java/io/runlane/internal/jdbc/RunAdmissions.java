@@ -3,6 +3,7 @@ package io.runlane.internal.jdbc;
 import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
+import io.runlane.SingletonConflictPolicy;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -74,7 +75,8 @@ public final class RunAdmissions {
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
     private static final String ON_SINGLETON_CONFLICT = """
-            ON CONFLICT (environment, task_id, singleton_key) WHERE singleton_key IS NOT NULL AND finished_at IS NULL
+            ON CONFLICT (environment, task_id, singleton_key)
+                WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
             DO NOTHING
             RETURNING *
             """;
@@ -141,6 +143,12 @@ public final class RunAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
+    /** Whether the refused run's key claim is its own (S-CP-3 keeps it). */
+    private static final String OWN_CLAIM = """
+            SELECT count(*) FROM {schema}.idempotency_keys
+            WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey AND run_id = :id
+            """;
+
     /** Undoes a key claim whose run a singleton owner refused; deletes nothing when the claim was someone else's. */
     private static final String RELEASE_UNUSED_CLAIM = """
             DELETE FROM {schema}.idempotency_keys
@@ -155,6 +163,8 @@ public final class RunAdmissions {
 
     private final BatchAdmissions batches;
 
+    private final SingletonConflicts conflicts;
+
     private final String environment;
 
     private final String admitWithKey;
@@ -165,9 +175,17 @@ public final class RunAdmissions {
 
     private final String releaseUnusedClaim;
 
+    private final String ownClaim;
+
     public RunAdmissions(
-            JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
+            JdbcClient jdbc,
+            TransactionTemplate transactions,
+            RunReads reads,
+            SqlTemplate sql,
+            String environment,
+            SingletonConflicts conflicts) {
         this.jdbc = jdbc;
+        this.conflicts = conflicts;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
@@ -176,25 +194,36 @@ public final class RunAdmissions {
         this.admitTakingOver = sql.format(ADMIT_TAKING_OVER_EXPIRED_KEY);
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
         this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
+        this.ownClaim = sql.format(OWN_CLAIM);
     }
 
-    /** Admits one run, in the caller's transaction when one is active. */
+    /**
+     * Admits one run, in the caller's transaction when one is active. A refusal by a singleton owner is answered by
+     * the run's conflict policy ({@link SingletonConflicts}) in the same transaction.
+     */
     public Admission admit(NewRun run) {
         boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
-        boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
+        boolean needsTransaction = bothKeys || superseding(run) || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
-                firstTry ->
-                        needsTransaction ? inTransaction(() -> admitOnce(run, firstTry)) : admitOnce(run, firstTry));
+                firstTry -> needsTransaction
+                        ? inTransaction(() -> resolved(run, admitOnce(run, firstTry)))
+                        : resolved(run, admitOnce(run, firstTry)));
+    }
+
+    /** The answer after the conflict policy; {@code null} when the key became free and the admission is retried. */
+    private @Nullable Admission resolved(NewRun run, @Nullable Admission answer) {
+        return answer instanceof Admission.SingletonHeld held ? conflicts.resolve(run, held) : answer;
     }
 
     /**
      * Admits runs in one transaction and returns their answers in input order (S-TR-5). Items that share an
      * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
      * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
-     * one in the same transaction, in lock order. A singleton conflict rolls the whole batch back with
-     * {@link SingletonConflictException} (S-TR-6).
+     * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
+     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
+     * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
         if (runs.isEmpty()) {
@@ -221,9 +250,31 @@ public final class RunAdmissions {
                     .boxed()
                     .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
                     .toList();
+            Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
             for (int position : unsettled) {
                 NewRun run = batch.get(position);
+                if (superseding(run)) {
+                    conflicted.put(position, null);
+                    continue;
+                }
                 Admission answer = retrying(run, firstTry -> admitOnce(run, firstTry));
+                if (answer instanceof Admission.SingletonHeld held) {
+                    if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
+                        throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+                    }
+                    conflicted.put(position, held);
+                    continue;
+                }
+                settled.set(position, answer);
+            }
+            List<Integer> byOwner = conflicted.keySet().stream()
+                    .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
+                    .toList();
+            for (int position : byOwner) {
+                NewRun run = batch.get(position);
+                Admission.SingletonHeld refusal = conflicted.get(position);
+                Admission answer = retrying(
+                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run, false)));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
@@ -275,6 +326,9 @@ public final class RunAdmissions {
             .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()))
             .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
 
+    private static final Comparator<NewRun> OWNER_ORDER = Comparator.comparing(NewRun::taskId)
+            .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
+
     /** Admits with {@code once}, which is told whether it is the first try, until it has an answer. */
     private Admission retrying(NewRun run, Function<Boolean, @Nullable Admission> once) {
         for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {
@@ -300,7 +354,8 @@ public final class RunAdmissions {
                     .paramSource(params)
                     .query(RunRowMapper.INSTANCE)
                     .optional();
-            return created.<Admission>map(Admission.Created::new).orElseGet(() -> singletonHeld(run));
+            return created.<Admission>map(Admission.Created::new)
+                    .orElseGet(() -> superseding(run) ? conflicts.supersede(run, this::insertRun) : singletonHeld(run));
         }
         List<Admission> answers = jdbc.sql(firstTry ? admitWithKey : admitTakingOver)
                 .paramSource(params)
@@ -312,12 +367,33 @@ public final class RunAdmissions {
         if (!answers.isEmpty()) {
             return answers.get(0);
         }
-        if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
+        if (superseding(run)) {
+            if (jdbc.sql(ownClaim).paramSource(params).query(Long.class).single() == 1) {
+                return conflicts.supersede(run, this::insertRun);
+            }
+        } else if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
             return singletonHeld(run);
         }
         return reads.findCurrentOwner(run.taskId(), run.idempotencyKey())
                 .map(Admission.Existing::new)
                 .orElse(null);
+    }
+
+    /**
+     * Under {@code SUPERSEDE} a refused run keeps its idempotency key claim: the same transaction supersedes the
+     * holder and then inserts the run under the claim it already has ({@link SingletonConflicts#supersede}), so a
+     * concurrent duplicate waits for this transaction instead of racing for a released claim (S-IK-7).
+     */
+    private static boolean superseding(NewRun run) {
+        return run.onSingletonConflict() == SingletonConflictPolicy.SUPERSEDE && run.singletonKey() != null;
+    }
+
+    /** Inserts the run's row alone, its key claim (if any) already held; empty when a singleton holder refused it. */
+    private Optional<Run> insertRun(NewRun run) {
+        return jdbc.sql(admitWithoutKey)
+                .paramSource(parameters(run))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {

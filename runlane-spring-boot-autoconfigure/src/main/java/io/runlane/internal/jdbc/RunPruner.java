@@ -61,6 +61,8 @@ public final class RunPruner {
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
             ), deleted_steps AS (
                 DELETE FROM {schema}.run_steps s USING doomed d WHERE s.run_id = d.id
+            ), deleted_signals AS (
+                DELETE FROM {schema}.run_signals s USING doomed d WHERE s.run_id = d.id
             ), deleted_runs AS (
                 DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.id
             )

@@ -46,7 +46,7 @@ public final class RunReads {
     private static final String ACTIVE_SINGLETON_OWNER = """
             SELECT id FROM {schema}.runs
             WHERE environment = :environment AND task_id = :taskId AND singleton_key = :singletonKey
-              AND finished_at IS NULL
+              AND finished_at IS NULL AND NOT singleton_released
             """;
 
     /** Served by the idempotency_keys primary key: an owner row without retention is an active owner. */
@@ -61,7 +61,7 @@ public final class RunReads {
     private static final String ACTIVE_BY_SINGLETON_KEY = """
             SELECT * FROM {schema}.runs
             WHERE environment = :environment AND task_id = :taskId AND singleton_key = :singletonKey
-              AND finished_at IS NULL
+              AND finished_at IS NULL AND NOT singleton_released
             """;
 
     private final JdbcClient jdbc;

@@ -36,7 +36,27 @@ public final class RunTransitions {
               AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING', 'RUNNING')
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
+    /**
+     * S-CP-3, S-SC-3: a run just created to supersede another waits (S-RS-4's mechanism) until that run is terminal.
+     * The predecessor is read {@code FOR SHARE}: one that already ended (or whose ending is committing, which the lock
+     * waits for) leaves the new run as it is; one still executing cannot end before this transaction commits, so the
+     * wake-up after its end ({@code RunEndings}) sees the new run waiting. Its {@code run_at} is far away: only that
+     * end wakes it, or maintenance if the wake-up was lost ({@code MissedWakeUps}).
+     */
+    private static final String AWAIT_PREDECESSOR = TransitionSql.transition(
+            """
+            UPDATE {schema}.runs
+            SET status = 'WAITING', awaiting_run_id = :predecessor,
+                run_at = statement_timestamp() + interval '100 years',
+                updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
+            WHERE id = :id AND environment = :environment AND status IN ('QUEUED', 'SCHEDULED')
+              AND EXISTS (SELECT FROM {schema}.runs p
+                          WHERE p.id = :predecessor AND p.finished_at IS NULL FOR SHARE)
+            RETURNING *""", TransitionSql.EVENT_BY_STATUS, "'waiting for superseded run ' || cast(:predecessor AS text)");
+
     private final JdbcClient jdbc;
+
+    private final String awaitPredecessor;
 
     private final String environment;
 
@@ -49,6 +69,7 @@ public final class RunTransitions {
         this.environment = environment;
         this.finish = sql.format(FINISH);
         this.cancel = sql.format(CANCEL);
+        this.awaitPredecessor = sql.format(AWAIT_PREDECESSOR);
     }
 
     /**
@@ -89,5 +110,21 @@ public final class RunTransitions {
                 .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR)
                 .addValue("detail", TextSanitizer.storable(reason), Types.VARCHAR);
         return jdbc.sql(cancel).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+    }
+
+    /**
+     * Makes a new, not yet started run wait until {@code predecessor} is terminal ({@link #AWAIT_PREDECESSOR}).
+     * Returns the waiting run, or empty when the predecessor already ended and the run stays due.
+     */
+    public Optional<Run> awaitPredecessor(UUID runId, UUID predecessor, String actor) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("predecessor", predecessor, Types.OTHER)
+                .addValue("actor", actor, Types.VARCHAR);
+        return jdbc.sql(awaitPredecessor)
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 }

@@ -9,6 +9,9 @@ package io.runlane.internal.jdbc;
  *       (S-IK-4, S-IK-5);
  *   <li>sets the retention of owners that became {@code SUCCEEDED} or {@code CANCELLED} to finish time + the TTL
  *       captured at creation (S-IK-3, S-IK-6);
+ *   <li>gives a singleton key back to the run that {@code SUPERSEDE} released from it, if that run is still
+ *       stopping when the key's holder (its waiting successor) ends first: the key never goes free while a run of
+ *       it still executes (S-CP-3, S-SK-4);
  *   <li>appends each run's event with the sequence number the update assigned;
  *   <li>wakes the {@code WAITING} runs that await a run that became terminal: their {@code run_at} becomes now, so
  *       workers claim them at once (S-RS-4), and, only when it woke any, notifies workers on {@code
@@ -38,6 +41,12 @@ public final class TransitionSql {
                 FROM changed f
                 WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
                   AND k.run_id = f.id AND f.status IN ('SUCCEEDED', 'CANCELLED') AND f.idempotency_key_ttl_ms > 0
+            ), reclaimed_key AS (
+                UPDATE {schema}.runs p SET singleton_released = false
+                FROM changed f
+                WHERE f.finished_at IS NOT NULL AND f.singleton_key IS NOT NULL AND NOT f.singleton_released
+                  AND p.environment = f.environment AND p.task_id = f.task_id AND p.singleton_key = f.singleton_key
+                  AND p.singleton_released AND p.finished_at IS NULL
             ), changed_event AS (
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, %s, status, updated_at, :actor, %s FROM changed

@@ -1,11 +1,14 @@
 package io.runlane.internal.registry;
 
 import io.runlane.IdempotencyKeyTtl;
+import io.runlane.SingletonConflictPolicy;
+import io.runlane.Task;
 import io.runlane.TaskHandler;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * A validated task declaration: the handler bean, its payload type and its policy, with configured defaults
@@ -42,6 +45,15 @@ public record TaskDefinition(
         double backoffMultiplier,
         @Nullable Duration maxBackoff,
         @Nullable Duration timeout) {
+
+    /**
+     * What a trigger of this task does when its singleton key is held (S-CP-1): {@code @Task(onSingletonConflict)},
+     * {@code FAIL} unless declared.
+     */
+    public SingletonConflictPolicy onSingletonConflict() {
+        Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
+        return task == null ? SingletonConflictPolicy.FAIL : task.onSingletonConflict();
+    }
 
     /** Whether the task declared a backoff of its own rather than leaving the configured one. */
     public boolean declaresBackoff() {

@@ -2,6 +2,7 @@ package io.runlane.internal.schedule;
 
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.OverlapPolicy;
+import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
@@ -219,11 +220,17 @@ public final class ScheduleFirer implements SmartLifecycle {
                 reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
                 continue;
             }
+            @Nullable UUID stopping = null;
             if (lastActive && schedule.overlap() == OverlapPolicy.CANCEL_OTHER && lastRunId != null) {
-                transitions.cancel(
-                        lastRunId,
-                        ACTOR,
-                        "superseded by occurrence " + occurrence + " of schedule '" + schedule.id() + "' (S-SC-6)");
+                stopping = transitions
+                        .cancel(
+                                lastRunId,
+                                ACTOR,
+                                "superseded by occurrence " + occurrence + " of schedule '" + schedule.id()
+                                        + "' (S-SC-3)")
+                        .filter(run -> run.status().isActive())
+                        .map(Run::id)
+                        .orElse(null);
             }
             try {
                 TriggerResult result = template.get()
@@ -231,6 +238,9 @@ public final class ScheduleFirer implements SmartLifecycle {
                                 task.id(),
                                 payloads.fromJson(task, schedule.payloadJson()),
                                 options(schedule, occurrence));
+                if (stopping != null && result.created()) {
+                    transitions.awaitPredecessor(result.runId(), stopping, ACTOR);
+                }
                 lastRunId = result.runId();
                 newLastRun = lastRunId;
                 lastActive = result.run().status().isActive();

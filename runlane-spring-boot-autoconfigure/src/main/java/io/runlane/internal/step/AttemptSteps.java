@@ -10,6 +10,8 @@ import io.runlane.StepFunction;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.result.ResultCodec;
+import io.runlane.internal.signal.ReceivedSignal;
+import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.wait.AttemptSuspended;
 import io.runlane.internal.wait.WaitRequest;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The durable steps, sleeps and waits of one attempt (S-ST-1..7, S-RS-4). Each call:
@@ -41,10 +44,15 @@ import tools.jackson.core.JacksonException;
  */
 public final class AttemptSteps {
 
+    /** Name prefix of the steps that memoize {@code awaitSignal} (S-SG-4). */
+    static final String SIGNAL_PREFIX = "awaitSignal.";
+
     /** Name prefix of the steps that memoize {@code awaitResult}; {@code .} keeps them valid keys (S-ID-1). */
     static final String AWAIT_PREFIX = "awaitResult.";
 
     private final StepStore store;
+
+    private final SignalInbox signals;
 
     private final RunReads reads;
 
@@ -75,6 +83,7 @@ public final class AttemptSteps {
      */
     public AttemptSteps(
             StepStore store,
+            SignalInbox signals,
             RunReads reads,
             ResultCodec codec,
             UUID runId,
@@ -83,6 +92,7 @@ public final class AttemptSteps {
             boolean firstAttempt) {
         this.recordedBefore = firstAttempt ? Map.of() : null;
         this.store = store;
+        this.signals = signals;
         this.reads = reads;
         this.codec = codec;
         this.runId = runId;
@@ -185,6 +195,57 @@ public final class AttemptSteps {
             throw new RunAwaitTimeoutException(awaited);
         }
         return ended.answer(awaited, type, codec, name, occurrence);
+    }
+
+    /**
+     * Consumes the oldest unconsumed signal of this name (S-SG-4), memoized as the step {@code awaitSignal.<name>}:
+     * the consumption and its record are one statement ({@link SignalInbox}). With none, and before the deadline
+     * (recorded the first time, like an await's), the run parks waiting for the name; after it, the step records
+     * that it timed out.
+     */
+    public <T> Optional<T> awaitSignal(String signalName, Class<T> type, Duration timeout) {
+        KeyRules.requireValid("name", signalName);
+        String name = SIGNAL_PREFIX + signalName;
+        enter(name);
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new ConfigurationInvalidException("timeout", "must not be negative, but was " + timeout);
+        }
+        int occurrence = next(name);
+        Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
+        String json;
+        if (stored.isPresent()) {
+            json = stored.get().json();
+        } else {
+            Instant deadline = timer(name + ".deadline", next(name + ".deadline"), timeout);
+            SignalInbox.Consumption consumed = signals.consumeIfHeld(
+                    runId, token, worker, signalName, name, occurrence, StepIds.stepId(runId, name, occurrence));
+            if (!consumed.held()) {
+                fencedOut = true;
+                throw new AttemptFencedOut(runId, name);
+            }
+            if (consumed.resultJson() != null) {
+                json = consumed.resultJson();
+            } else if (!store.now().isBefore(deadline)) {
+                json = recordJson(name, occurrence, codec.write(ReceivedSignal.timeout()));
+            } else {
+                throw suspend(WaitRequest.forSignal(
+                        signalName, deadline, "awaiting signal '" + signalName + "' until " + deadline));
+            }
+        }
+        ReceivedSignal received = read(name, occurrence, json, ReceivedSignal.class);
+        if (received == null || !received.received()) {
+            return Optional.empty();
+        }
+        JsonNode payload = received.payload();
+        try {
+            return payload == null || payload.isNull()
+                    ? Optional.empty()
+                    : Optional.ofNullable(codec.mapper().treeToValue(payload, type));
+        } catch (JacksonException ex) {
+            throw new StepResultIncompatibleException(name, occurrence, type, ex);
+        }
     }
 
     /** A memoized wake-up time: recorded as now + {@code duration} (database clock) the first time. */

@@ -3,6 +3,7 @@ package io.runlane.internal.step;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.result.ResultCodec;
+import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.wait.RunParking;
 
 /**
@@ -19,7 +20,11 @@ public final class DurableExecution {
 
     private final RunParking parking;
 
-    public DurableExecution(StepStore steps, RunReads reads, ResultCodec codec, RunParking parking) {
+    private final SignalInbox signals;
+
+    public DurableExecution(
+            StepStore steps, RunReads reads, ResultCodec codec, RunParking parking, SignalInbox signals) {
+        this.signals = signals;
         this.steps = steps;
         this.reads = reads;
         this.codec = codec;
@@ -30,6 +35,7 @@ public final class DurableExecution {
     public AttemptSteps open(ClaimedRun claimed, String worker) {
         return new AttemptSteps(
                 steps,
+                signals,
                 reads,
                 codec,
                 claimed.run().id(),

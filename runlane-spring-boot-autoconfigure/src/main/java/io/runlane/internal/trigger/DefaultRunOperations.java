@@ -11,6 +11,7 @@ import io.runlane.RunEventType;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
+import io.runlane.RunSignal;
 import io.runlane.RunStateException;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
@@ -25,6 +26,7 @@ import io.runlane.internal.maintenance.PrunePass;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.step.StepStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +65,8 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final StepStore steps;
 
+    private final SignalMailbox signals;
+
     DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -73,7 +77,9 @@ public final class DefaultRunOperations implements RunOperations {
             RunAdmitter admitter,
             EngineListener listener,
             RunResults results,
-            StepStore steps) {
+            StepStore steps,
+            SignalMailbox signals) {
+        this.signals = signals;
         this.results = results;
         this.steps = steps;
         this.reads = reads;
@@ -193,6 +199,12 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     @Override
+    public List<RunSignal> signals(UUID runId) {
+        require(runId);
+        return signals.list(runId);
+    }
+
+    @Override
     public Run rerun(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (!source.status().isTerminal()) {
@@ -240,6 +252,8 @@ public final class DefaultRunOperations implements RunOperations {
                 .queue(options.queue() != null ? options.queue() : source.queue())
                 .delay(options.delay())
                 .runAt(options.runAt())
+                .onSingletonConflict(options.onSingletonConflict())
+                .signalName(options.signalName())
                 .build();
     }
 

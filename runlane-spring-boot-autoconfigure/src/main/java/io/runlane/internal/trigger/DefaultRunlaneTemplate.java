@@ -5,6 +5,7 @@ import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleOperations;
+import io.runlane.SignalOperations;
 import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
@@ -34,13 +35,17 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final ScheduleOperations schedules;
 
+    private final SignalOperations signals;
+
     DefaultRunlaneTemplate(
             TaskRegistry tasks,
             TriggerPlanner planner,
             RunAdmitter admitter,
             RunOperations runs,
             IdempotencyKeyOperations idempotencyKeys,
-            ScheduleOperations schedules) {
+            ScheduleOperations schedules,
+            SignalOperations signals) {
+        this.signals = signals;
         this.tasks = tasks;
         this.planner = planner;
         this.admitter = admitter;
@@ -89,6 +94,11 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     @Override
     public ScheduleOperations schedules() {
         return schedules;
+    }
+
+    @Override
+    public SignalOperations signals() {
+        return signals;
     }
 
     static TriggerOptions orNone(TriggerOptions options) {

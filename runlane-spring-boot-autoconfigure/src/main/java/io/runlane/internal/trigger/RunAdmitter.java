@@ -36,6 +36,7 @@ final class RunAdmitter {
             throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
         }
         TriggerResult result = result(answer);
+        reportSuperseded(answer);
         listener.triggered(run.taskId(), result.outcome());
         if (createdDue(result)) {
             notifier.runBecameDue();
@@ -44,13 +45,23 @@ final class RunAdmitter {
     }
 
     List<TriggerResult> admitAll(List<NewRun> runs) {
-        List<TriggerResult> results =
-                admissions.admitAll(runs).stream().map(RunAdmitter::result).toList();
+        List<Admission> answers = admissions.admitAll(runs);
+        answers.forEach(this::reportSuperseded);
+        List<TriggerResult> results = answers.stream().map(RunAdmitter::result).toList();
         results.forEach(result -> listener.triggered(result.run().taskId(), result.outcome()));
         if (results.stream().anyMatch(RunAdmitter::createdDue)) {
             notifier.runBecameDue();
         }
         return results;
+    }
+
+    /** A holder that SUPERSEDE cancelled at once has ended: wake whoever awaits it (S-CP-3, S-RS-2). */
+    private void reportSuperseded(Admission answer) {
+        if (answer instanceof Admission.Superseded superseded
+                && superseded.owner() != null
+                && superseded.owner().status().isTerminal()) {
+            listener.runEnded(superseded.owner().id(), superseded.owner().status());
+        }
     }
 
     private static boolean createdDue(TriggerResult result) {
@@ -63,6 +74,15 @@ final class RunAdmitter {
         }
         if (answer instanceof Admission.Existing existing) {
             return new TriggerResult(TriggerOutcome.RETURNED_EXISTING, existing.run());
+        }
+        if (answer instanceof Admission.Superseded superseded) {
+            return new TriggerResult(TriggerOutcome.CREATED, superseded.run());
+        }
+        if (answer instanceof Admission.ReturnedOwner owner) {
+            return new TriggerResult(TriggerOutcome.RETURNED_SINGLETON_OWNER, owner.run());
+        }
+        if (answer instanceof Admission.SignaledOwner owner) {
+            return new TriggerResult(TriggerOutcome.SIGNALED_SINGLETON_OWNER, owner.run());
         }
         throw new IllegalStateException("Unreported singleton conflict: " + answer);
     }

@@ -13,6 +13,9 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.RunResults;
+import io.runlane.internal.signal.DefaultSignalOperations;
+import io.runlane.internal.signal.SignalMailbox;
+import io.runlane.internal.signal.SignalPayloads;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.worker.DueRunNotifier;
 
@@ -35,12 +38,21 @@ public final class TriggerEngine {
             EngineListener listener,
             RunResults results,
             StepStore steps,
-            ScheduleOperations schedules) {
+            ScheduleOperations schedules,
+            SignalMailbox signals,
+            SignalPayloads signalPayloads) {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
         DefaultRunOperations runs = new DefaultRunOperations(
-                reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps);
+                reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps, signals);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
-        return new DefaultRunlaneTemplate(tasks, planner, admitter, runs, keys, schedules);
+        return new DefaultRunlaneTemplate(
+                tasks,
+                planner,
+                admitter,
+                runs,
+                keys,
+                schedules,
+                new DefaultSignalOperations(signals, signalPayloads, tasks));
     }
 }

@@ -3,6 +3,7 @@ package io.runlane.internal.trigger;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.KeyResolverException;
+import io.runlane.SingletonConflictPolicy;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
@@ -83,6 +84,17 @@ public final class TriggerPlanner {
         if (delay != null && delay.isNegative()) {
             throw new ConfigurationInvalidException("delay", "must not be negative, but was " + delay);
         }
+        SingletonConflictPolicy policy =
+                options.onSingletonConflict() != null ? options.onSingletonConflict() : task.onSingletonConflict();
+        String signalName = KeyRules.requireValidOrNull("signalName", options.signalName());
+        if (policy == SingletonConflictPolicy.SIGNAL_OWNER && signalName == null && singletonKey != null) {
+            throw new ConfigurationInvalidException(
+                    "signalName", "is required with onSingletonConflict SIGNAL_OWNER (S-CP-4), but none was given");
+        }
+        if (policy != SingletonConflictPolicy.SIGNAL_OWNER && signalName != null) {
+            throw new ConfigurationInvalidException(
+                    "signalName", "only applies with onSingletonConflict SIGNAL_OWNER, but the policy is " + policy);
+        }
         return new NewRun(
                 RunIds.next(),
                 task.id(),
@@ -96,7 +108,9 @@ public final class TriggerPlanner {
                 options.runAt(),
                 delay,
                 sourceType,
-                sourceRunId);
+                sourceRunId,
+                policy,
+                signalName);
     }
 
     private static @Nullable String key(

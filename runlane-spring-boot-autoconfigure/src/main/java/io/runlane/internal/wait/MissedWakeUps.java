@@ -7,15 +7,17 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Maintenance's safety net for waits on other runs (S-RS-4): wakes {@code WAITING} runs whose awaited run is
- * already terminal.
+ * Maintenance's safety net for waits on other runs and on signals (S-RS-4, S-SG-4): wakes {@code WAITING} runs
+ * whose awaited run is already terminal, or whose awaited signal is already in their mailbox.
  *
  * <p>A run that parks on another run is woken by the statement that ends that run when it sees the park ({@code
  * TransitionSql}), by its own parking statement when that run already ended ({@link RunParking}), and otherwise by
  * the instance that recorded the end, right after that commit ({@code RunEndings}): the ending statement may have
  * waited for the park's share lock on a snapshot taken before the park committed, which is why the third is needed.
  * Only a crash of that instance between the commit and its wake-up statement leaves a run parked until its
- * deadline; this job wakes it within one recovery interval instead. Bounded batches, {@code SKIP LOCKED}, safe on
+ * deadline; this job wakes it within one recovery interval instead. A signal's send has the same shape: its
+ * statement wakes a run it sees waiting, and a second statement after its commit wakes one that parked meanwhile
+ * ({@code SignalMailbox}); this job covers a crash between the two. Bounded batches, {@code SKIP LOCKED}, safe on
  * every instance at once.
  */
 public final class MissedWakeUps {
@@ -23,9 +25,12 @@ public final class MissedWakeUps {
     private static final String WAKE = """
             WITH stranded AS (
                 SELECT w.id FROM {schema}.runs w
-                WHERE w.status = 'WAITING' AND w.awaiting_run_id IS NOT NULL AND w.environment = :environment
-                  AND w.run_at > statement_timestamp()
-                  AND EXISTS (SELECT FROM {schema}.runs a WHERE a.id = w.awaiting_run_id AND a.finished_at IS NOT NULL)
+                WHERE w.status = 'WAITING' AND w.environment = :environment AND w.run_at > statement_timestamp()
+                  AND (w.awaiting_run_id IS NOT NULL AND EXISTS (
+                           SELECT FROM {schema}.runs a WHERE a.id = w.awaiting_run_id AND a.finished_at IS NOT NULL)
+                       OR w.awaiting_signal IS NOT NULL AND EXISTS (
+                           SELECT FROM {schema}.run_signals s
+                           WHERE s.run_id = w.id AND s.name = w.awaiting_signal AND s.consumed_at IS NULL))
                 LIMIT :batchSize
                 FOR UPDATE SKIP LOCKED
             )

@@ -1,9 +1,11 @@
 package io.runlane.internal.wait;
 
 import io.runlane.Run;
+import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.RunRowMapper;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.signal.SignalWakeUps;
 import io.runlane.internal.worker.DueRunNotifier;
 import java.sql.Types;
 import java.time.OffsetDateTime;
@@ -26,20 +28,23 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       (or its ending statement is committing, which the lock waits for), {@code run_at} is now and the run is due
  *       at once. This closes the gap between the handler's read and the park that the ending statement's own
  *       wake-up ({@code TransitionSql}) cannot see;
+ *   <li>when waiting for a signal, the statement checks the run's mailbox: a signal of that name that arrived
+ *       after the handler looked is already there, and the run is due at once. For a send that commits after this
+ *       statement's snapshot, the send and the park both check again after their commits ({@link SignalWakeUps});
  *   <li>a run whose cancellation was requested does not wait: it ends {@code CANCELLED} (S-CA-2).
  * </ol>
  */
 public final class RunParking {
 
-    private static final String PARK = AttemptOutcomes.parking(
-            "'WAITING'",
-            """
+    private static final String PARK = AttemptOutcomes.parking("'WAITING'", """
             CASE WHEN coalesce((SELECT a.finished_at IS NOT NULL FROM {schema}.runs a
                                 WHERE a.id = cast(:awaitingRunId AS uuid) FOR SHARE), false)
+                   OR EXISTS (SELECT FROM {schema}.run_signals s
+                              WHERE s.run_id = :id AND s.name = cast(:awaitingSignal AS text) AND s.consumed_at IS NULL)
                  THEN statement_timestamp()
-                 ELSE greatest(:wakeAt, statement_timestamp()) END""",
-            "awaiting_run_id = CASE WHEN status = 'RUNNING' THEN cast(:awaitingRunId AS uuid) END,",
-            ":detail");
+                 ELSE greatest(:wakeAt, statement_timestamp()) END""", """
+            awaiting_run_id = CASE WHEN status = 'RUNNING' THEN cast(:awaitingRunId AS uuid) END,
+            awaiting_signal = CASE WHEN status = 'RUNNING' THEN cast(:awaitingSignal AS text) END,""", ":detail");
 
     private final JdbcClient jdbc;
 
@@ -47,7 +52,10 @@ public final class RunParking {
 
     private final DueRunNotifier notifier;
 
-    public RunParking(JdbcClient jdbc, SqlTemplate sql, DueRunNotifier notifier) {
+    private final SignalWakeUps signalWakeUps;
+
+    public RunParking(JdbcClient jdbc, SqlTemplate sql, DueRunNotifier notifier, SignalWakeUps signalWakeUps) {
+        this.signalWakeUps = signalWakeUps;
         this.jdbc = jdbc;
         this.park = sql.format(PARK);
         this.notifier = notifier;
@@ -63,6 +71,7 @@ public final class RunParking {
                 .addValue("token", token, Types.BIGINT)
                 .addValue("actor", worker, Types.VARCHAR)
                 .addValue("awaitingRunId", request.awaitingRunId(), Types.OTHER)
+                .addValue("awaitingSignal", request.awaitingSignal(), Types.VARCHAR)
                 .addValue(
                         "wakeAt",
                         OffsetDateTime.ofInstant(request.wakeAt(), ZoneOffset.UTC),
@@ -72,6 +81,11 @@ public final class RunParking {
                 jdbc.sql(park).paramSource(params).query(RunRowMapper.INSTANCE).optional();
         parked.filter(run -> run.runAt() != null && !run.runAt().isAfter(run.updatedAt()))
                 .ifPresent(run -> notifier.runBecameDue());
+        String signal = request.awaitingSignal();
+        if (signal != null
+                && parked.filter(run -> run.status() == RunStatus.WAITING).isPresent()) {
+            signalWakeUps.wakeAfterCommit(runId, signal);
+        }
         return parked;
     }
 }

@@ -10,17 +10,27 @@ import org.jspecify.annotations.Nullable;
  *
  * @param wakeAt when the run is due again at the latest (database clock)
  * @param awaitingRunId the run whose end wakes it earlier, or {@code null}
+ * @param awaitingSignal the signal name whose arrival wakes it earlier, or {@code null}
  * @param reason the detail of the {@code WAITING} event
  */
-public record WaitRequest(Instant wakeAt, @Nullable UUID awaitingRunId, String reason) {
+public record WaitRequest(
+        Instant wakeAt,
+        @Nullable UUID awaitingRunId,
+        @Nullable String awaitingSignal,
+        String reason) {
 
     /** A durable sleep until {@code wakeAt} (S-ST-7). */
     public static WaitRequest until(Instant wakeAt, String reason) {
-        return new WaitRequest(wakeAt, null, reason);
+        return new WaitRequest(wakeAt, null, null, reason);
     }
 
     /** A wait for another run to end, at most until {@code deadline} (S-RS-4). */
     public static WaitRequest forRun(UUID runId, Instant deadline, String reason) {
-        return new WaitRequest(deadline, runId, reason);
+        return new WaitRequest(deadline, runId, null, reason);
+    }
+
+    /** A wait for a signal of this name, at most until {@code deadline} (S-SG-4). */
+    public static WaitRequest forSignal(String name, Instant deadline, String reason) {
+        return new WaitRequest(deadline, null, name, reason);
     }
 }

@@ -10,6 +10,7 @@ import io.runlane.internal.result.ResultSink;
 import io.runlane.internal.step.AttemptSteps;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -111,6 +112,11 @@ final class AttemptContext implements RunContext, ResultSink {
     @Override
     public <R> R awaitResult(UUID runId, Class<R> type, Duration timeout) {
         return steps().awaitResult(runId, type, timeout);
+    }
+
+    @Override
+    public <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
+        return steps().awaitSignal(name, type, timeout);
     }
 
     @Override

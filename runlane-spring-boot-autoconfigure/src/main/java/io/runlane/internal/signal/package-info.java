@@ -1,0 +1,5 @@
+/** Runlane's engine, signals: a mailbox per run and name, sending, waking and consuming (S-SG). Not API: may change in any release. */
+@NullMarked
+package io.runlane.internal.signal;
+
+import org.jspecify.annotations.NullMarked;
