@@ -120,7 +120,17 @@ class RunlaneMetricsIntegrationTests {
                 .isNotEmpty()
                 .allSatisfy(id -> assertThat(id.getTags())
                         .map(Tag::getKey)
-                        .isSubsetOf("task", "outcome", "result", "queue", "trigger"));
+                        // the observations runlane.trigger and runlane.attempt add their own low-cardinality keys
+                        .isSubsetOf(
+                                "task",
+                                "outcome",
+                                "result",
+                                "queue",
+                                "trigger",
+                                "runlane.task",
+                                "runlane.queue",
+                                "runlane.outcome",
+                                "error"));
     }
 
     private double count(String name, String... tags) {
