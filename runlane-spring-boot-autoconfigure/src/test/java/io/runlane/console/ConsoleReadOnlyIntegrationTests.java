@@ -19,10 +19,12 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import com.jayway.jsonpath.JsonPath;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -248,6 +250,25 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(jsonPath("$.steps[1].resultJson").value("quote 9"))
                 .andExpect(jsonPath("$.run.resultJson.total").value(42))
                 .andExpect(jsonPath("$.run.resultJson.note").value("quote 9 / q-9"));
+    }
+
+    @Test
+    @DisplayName("S-CO-1, S-SG-5: a run's detail lists its signals with their payloads and consumption")
+    void aRunsDetailHasItsSignals() throws Exception {
+        UUID waiting = runlane.trigger(
+                        "invoices.send",
+                        Payload.of("signalled"),
+                        TriggerOptions.builder().delay(Duration.ofHours(1)).build())
+                .runId();
+        runlane.signals().send(waiting, "approved", Map.of("by", "ops"), "approval-1");
+
+        mvc.perform(get(API + "/runs/{id}", waiting))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.signals", hasSize(1)))
+                .andExpect(jsonPath("$.signals[0].name").value("approved"))
+                .andExpect(jsonPath("$.signals[0].payloadJson.by").value("ops"))
+                .andExpect(jsonPath("$.signals[0].deduplicationKey").value("approval-1"))
+                .andExpect(jsonPath("$.signals[0].consumedAt").value(org.hamcrest.Matchers.nullValue()));
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.runlane.RunAttempt;
 import io.runlane.RunEvent;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
+import io.runlane.RunSignal;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.internal.ExecutionSettings;
@@ -121,6 +122,7 @@ final class ConsoleReads {
                 operations.attempts(run.id()),
                 operations.events(run.id()),
                 operations.steps(run.id()),
+                operations.signals(run.id()),
                 RunActions.of(run, settings.unrestricted()));
     }
 
@@ -255,10 +257,16 @@ final class ConsoleReads {
      * A run with its history and the actions the console offers for it; its result is {@code run.resultJson}.
      *
      * @param steps its completed steps in completion order (S-ST-6)
+     * @param signals its mailbox, oldest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
      */
     record RunDetail(
-            Run run, List<RunAttempt> attempts, List<RunEvent> events, List<RunStep> steps, RunActions actions) {}
+            Run run,
+            List<RunAttempt> attempts,
+            List<RunEvent> events,
+            List<RunStep> steps,
+            List<RunSignal> signals,
+            RunActions actions) {}
 
     /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8). */
     record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey) {
