@@ -1,0 +1,45 @@
+package io.runlane.faults;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A clock offset for one instance's process, applied with libfaketime (Debian package {@code faketime}) preloaded
+ * into that process only. The monotonic clock is left alone: the JVM's timed waits use it, and faking it can hang
+ * the JVM; the wall clock, which a lease computed in Java would use, is the one that is off.
+ */
+record ClockSkew(Path library, Duration offset) {
+
+    private static final List<Path> LIBRARIES = List.of(
+            Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
+            Path.of("/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"),
+            Path.of("/usr/lib/faketime/libfaketime.so.1"),
+            Path.of("/usr/local/lib/faketime/libfaketime.so.1"));
+
+    /** The offset with the installed libfaketime, or empty when it is not installed. */
+    static Optional<ClockSkew> of(Duration offset) {
+        return LIBRARIES.stream().filter(Files::isReadable).findFirst().map(library -> new ClockSkew(library, offset));
+    }
+
+    Map<String, String> environment() {
+        long minutes = offset.toMinutes();
+        return Map.of(
+                "LD_PRELOAD",
+                library.toString(),
+                "FAKETIME",
+                (minutes >= 0 ? "+" : "") + minutes + "m",
+                "FAKETIME_DONT_FAKE_MONOTONIC",
+                "1",
+                "FAKETIME_NO_CACHE",
+                "0");
+    }
+
+    @Override
+    public String toString() {
+        return (offset.isNegative() ? "" : "+") + offset.toMinutes() + " min";
+    }
+}

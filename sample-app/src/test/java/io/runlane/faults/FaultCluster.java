@@ -1,0 +1,185 @@
+package io.runlane.faults;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The cluster under test: one PostgreSQL, and {@code size} instances, each linked to it through its own proxy. All
+ * instances share one fresh Runlane schema; scenarios keep apart by the prefix of their idempotency keys. The
+ * effect log lives in a schema of its own next to it.
+ */
+final class FaultCluster implements AutoCloseable {
+
+    static final String ENVIRONMENT = "faults";
+
+    static final Duration LEASE = Duration.ofSeconds(3);
+
+    private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
+
+    private final FaultDatabase database;
+
+    private final String schema;
+
+    private final String applicationPrefix;
+
+    private final List<FaultNode> nodes = new ArrayList<>();
+
+    private final List<TcpProxy> proxies = new ArrayList<>();
+
+    FaultCluster(FaultDatabase database, String suiteId, int size, Path directory) throws IOException, SQLException {
+        this.database = database;
+        this.schema = "rl_faults_" + suiteId;
+        this.applicationPrefix = "faults-" + suiteId + "-";
+        createEffectLog();
+        for (int i = 1; i <= size; i++) {
+            String name = "node-" + i;
+            TcpProxy proxy = new TcpProxy(name, database.host(), database.port());
+            proxies.add(proxy);
+            List<String> settings = List.of(
+                    "--spring.datasource.url=" + database.jdbcUrl("127.0.0.1", proxy.port(), runlaneApplication(name)),
+                    "--spring.datasource.hikari.maximum-pool-size=16",
+                    "--spring.datasource.hikari.connection-timeout=3000",
+                    "--spring.datasource.hikari.initialization-fail-timeout=-1",
+                    "--faults.effects.url=" + database.directJdbcUrl(applicationPrefix + "effects-" + name),
+                    "--faults.effects.schema=" + effectSchema(),
+                    "--runlane.environment=" + ENVIRONMENT,
+                    "--runlane.schema.name=" + schema,
+                    "--runlane.worker.concurrency=8",
+                    "--runlane.worker.lease-duration=" + LEASE.toMillis() + "ms",
+                    "--runlane.worker.heartbeat-interval=500ms",
+                    "--runlane.worker.poll-interval=500ms",
+                    "--runlane.worker.shutdown-timeout=2s",
+                    "--runlane.recovery.interval=1s",
+                    "--runlane.pruning.enabled=false",
+                    "--spring.main.banner-mode=off",
+                    "--spring.jmx.enabled=false",
+                    "--server.shutdown=graceful",
+                    "--management.endpoints.access.default=none");
+            nodes.add(new FaultNode(name, freePort(), proxy, settings, directory.resolve(name + ".log")));
+        }
+    }
+
+    FaultDatabase database() {
+        return database;
+    }
+
+    String schema() {
+        return schema;
+    }
+
+    String effectSchema() {
+        return schema + "_fx";
+    }
+
+    List<FaultNode> nodes() {
+        return nodes;
+    }
+
+    FaultNode node(int index) {
+        return nodes.get(index);
+    }
+
+    /** The application name the instance's Runlane connections carry, which pg_terminate_backend aims at. */
+    String runlaneApplication(String nodeName) {
+        return applicationPrefix + "runlane-" + nodeName;
+    }
+
+    String runlaneApplicationPattern() {
+        return applicationPrefix + "runlane-%";
+    }
+
+    Connection connect() throws SQLException {
+        return database.connect(applicationPrefix + "suite");
+    }
+
+    /** Starts every stopped instance at once and waits until all are ready. */
+    void startAll() throws IOException, InterruptedException {
+        List<CompletableFuture<Void>> ready = new ArrayList<>();
+        for (FaultNode node : nodes) {
+            if (!node.isAlive()) {
+                node.start(node.skew());
+                ready.add(CompletableFuture.runAsync(() -> awaitReady(node)));
+            }
+        }
+        CompletableFuture.allOf(ready.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** Restarts {@code node} (already stopped) with {@code skew}, and waits until it is ready. */
+    void restart(FaultNode node, @Nullable ClockSkew skew) throws IOException, InterruptedException {
+        node.start(skew);
+        node.awaitReady(READY_TIMEOUT);
+    }
+
+    /** Heals every link, removes latency and starts stopped instances: the cluster before a scenario or a drain. */
+    void restore() throws IOException, InterruptedException {
+        for (TcpProxy proxy : proxies) {
+            proxy.heal();
+            proxy.latency(Duration.ZERO);
+        }
+        startAll();
+    }
+
+    void mark(String text) {
+        nodes.forEach(node -> node.mark(text));
+    }
+
+    @Override
+    public void close() {
+        for (FaultNode node : nodes) {
+            try {
+                node.close();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        proxies.forEach(TcpProxy::close);
+    }
+
+    private static void awaitReady(FaultNode node) {
+        try {
+            node.awaitReady(READY_TIMEOUT);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private void createEffectLog() throws SQLException {
+        try (Connection connection = connect();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA " + effectSchema());
+            statement.execute("""
+                    CREATE TABLE %s.effects (
+                        id         uuid        PRIMARY KEY,
+                        run_id     uuid        NOT NULL,
+                        attempt    integer     NOT NULL,
+                        instance   text        NOT NULL,
+                        scenario   text        NOT NULL,
+                        planned_ms bigint      NOT NULL,
+                        started_at timestamptz NOT NULL,
+                        ended_at   timestamptz
+                    )""".formatted(effectSchema()));
+            statement.execute("CREATE INDEX ON %s.effects (run_id)".formatted(effectSchema()));
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    static void createDirectories(Path directory) throws IOException {
+        Files.createDirectories(directory);
+    }
+}

@@ -1,0 +1,253 @@
+package io.runlane.faults;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The fault classes. Each injector loops while the load window is open, drawing its pauses, targets and durations
+ * from its seeded random source, and leaves the cluster whole when it returns (processes restarted, links healed).
+ */
+final class Faults {
+
+    private Faults() {}
+
+    /** 1: {@code kill -9} of an instance with attempts in flight, then a restart. */
+    static Fault kill(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1500, 4000);
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                String instance = node.instance();
+                context.killed().add(instance);
+                node.kill();
+                context.note("kill -9 " + instance);
+                FaultContext.pause(random, 300, 2000);
+                context.cluster().restart(node, node.skew());
+                context.note("restarted as " + node.instance());
+            }
+        };
+    }
+
+    /** 2: {@code SIGTERM} during load: a graceful shutdown (S-EX-8), then a restart. */
+    static Fault terminate(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1500, 4000);
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                String instance = node.instance();
+                context.stopped().add(instance);
+                long start = System.nanoTime();
+                boolean graceful = node.terminate(Duration.ofSeconds(30));
+                if (!graceful) {
+                    context.killed().add(instance);
+                }
+                context.note(
+                        "SIGTERM " + instance + (graceful ? " stopped" : " did not stop and was killed") + " after "
+                                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+                context.cluster().restart(node, node.skew());
+                context.note("restarted as " + node.instance());
+            }
+        };
+    }
+
+    /** 3: PostgreSQL stopped and started on the same data directory and port. */
+    static Fault restartDatabase() {
+        return (context, random) -> {
+            FaultDatabase database = context.cluster().database();
+            if (!database.restartable()) {
+                context.note("PostgreSQL restart skipped: " + database.describe());
+                return;
+            }
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 2000, 5000);
+                long downtime = 1000 + random.nextInt(3000);
+                long start = System.nanoTime();
+                database.restart(Duration.ofMillis(downtime));
+                context.note("PostgreSQL restarted, down for "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+            }
+        };
+    }
+
+    /** 4: {@code pg_terminate_backend} of every Runlane connection of every instance, repeatedly. */
+    static Fault terminateBackends() {
+        return (context, random) -> {
+            int rounds = 0;
+            int terminated = 0;
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 500, 2500);
+                try (Connection connection = context.cluster().connect();
+                        PreparedStatement statement = connection.prepareStatement("""
+                                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                                WHERE application_name LIKE ? AND pid <> pg_backend_pid()""")) {
+                    statement.setString(1, context.cluster().runlaneApplicationPattern());
+                    try (ResultSet rs = statement.executeQuery()) {
+                        rs.next();
+                        terminated += rs.getInt(1);
+                        rounds++;
+                    }
+                } catch (SQLException ex) {
+                    context.note("pg_terminate_backend round failed: " + ex.getMessage());
+                }
+            }
+            context.note("pg_terminate_backend: " + terminated + " connections in " + rounds + " rounds");
+        };
+    }
+
+    /**
+     * 5: a network partition of one instance from the database while its handlers keep running. The injector waits
+     * for a long attempt in flight on the instance, cuts its link, and heals it only once another instance has
+     * recovered that run (its {@code LEASE_EXPIRED} event) and the handler has finished: the zombie's completion then
+     * arrives after the recovery and must be refused (S-EX-3).
+     */
+    static Fault partition(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1000, 3000);
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                FaultContext.Watched watched = awaitLongAttempt(context, node.instance());
+                long start = System.nanoTime();
+                node.proxy().cut();
+                context.note("partitioned " + node.instance() + " from PostgreSQL"
+                        + (watched == null
+                                ? " (no long attempt in flight)"
+                                : " with run " + watched.runId() + " attempt " + watched.attempt() + " in flight"));
+                try {
+                    if (watched != null) {
+                        boolean recovered = awaitZombie(context, watched);
+                        if (recovered) {
+                            context.watched().add(watched);
+                        }
+                        context.note("run " + watched.runId()
+                                + (recovered
+                                        ? " recovered by another instance while its handler finished on the partitioned one"
+                                        : " was not recovered within the wait"));
+                    } else {
+                        Thread.sleep(FaultCluster.LEASE.toMillis() * 3);
+                    }
+                    FaultContext.pause(random, 0, 1500);
+                } finally {
+                    node.proxy().heal();
+                }
+                context.note("healed " + node.instance() + " after "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+            }
+        };
+    }
+
+    /** 6a: 200 ms added to every round trip of one instance's database link for the whole load window. */
+    static Fault latency(int target, Duration roundTrip) {
+        return (context, random) -> {
+            FaultNode node = context.cluster().node(target);
+            node.proxy().latency(roundTrip.dividedBy(2));
+            context.note("added " + roundTrip.toMillis() + " ms to every round trip of " + node.instance());
+            try {
+                while (context.loadRunning()) {
+                    Thread.sleep(200);
+                }
+            } finally {
+                node.proxy().latency(Duration.ZERO);
+            }
+        };
+    }
+
+    /** 7: a row lock held on a running run by an outside transaction for longer than the lease. */
+    static Fault rowLock() {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1000, 3000);
+                long hold = FaultCluster.LEASE.toMillis() * 2 + random.nextInt((int) FaultCluster.LEASE.toMillis());
+                try (Connection connection = context.cluster().connect()) {
+                    connection.setAutoCommit(false);
+                    UUID locked = lockRunningRun(context, connection);
+                    if (locked == null) {
+                        connection.rollback();
+                        continue;
+                    }
+                    context.note("locked running run " + locked + " for " + hold + " ms");
+                    Thread.sleep(hold);
+                    connection.rollback();
+                } catch (SQLException ex) {
+                    context.note("row lock ended early: " + ex.getMessage());
+                }
+            }
+        };
+    }
+
+    private static UUID lockRunningRun(FaultContext context, Connection connection) throws SQLException {
+        try (PreparedStatement statement =
+                connection.prepareStatement("""
+                SELECT id FROM %s.runs
+                WHERE environment = ? AND starts_with(idempotency_key, ?) AND status = 'RUNNING'
+                ORDER BY (payload ->> 'workMillis')::bigint DESC
+                LIMIT 1
+                FOR UPDATE SKIP LOCKED""".formatted(context.cluster().schema()))) {
+            statement.setString(1, FaultCluster.ENVIRONMENT);
+            statement.setString(2, context.scenario() + ".");
+            try (ResultSet rs = statement.executeQuery()) {
+                return rs.next() ? rs.getObject(1, UUID.class) : null;
+            }
+        }
+    }
+
+    /** The newest long attempt in flight on {@code instance}, waiting for one up to 15 s. */
+    private static FaultContext.Watched awaitLongAttempt(FaultContext context, String instance)
+            throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        try (Connection connection = context.cluster().connect();
+                PreparedStatement statement = connection.prepareStatement(
+                        """
+                        SELECT run_id, attempt FROM %s.effects
+                        WHERE instance = ? AND scenario = ? AND ended_at IS NULL AND planned_ms >= 1500
+                          AND started_at > clock_timestamp() - interval '500 milliseconds'
+                        ORDER BY started_at DESC LIMIT 1""".formatted(context.cluster().effectSchema()))) {
+            statement.setString(1, instance);
+            statement.setString(2, context.scenario());
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = statement.executeQuery()) {
+                    if (rs.next()) {
+                        return new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), instance);
+                    }
+                }
+                Thread.sleep(50);
+            }
+        }
+        return null;
+    }
+
+    /** Waits up to a minute until the watched attempt's lease expired and its handler finished anyway. */
+    private static boolean awaitZombie(FaultContext context, FaultContext.Watched watched)
+            throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        try (Connection connection = context.cluster().connect();
+                Statement statement = connection.createStatement()) {
+            String sql = """
+                    SELECT EXISTS (SELECT FROM %s.run_events WHERE run_id = '%s' AND type = 'LEASE_EXPIRED'
+                                     AND detail LIKE 'attempt %d %%')
+                       AND EXISTS (SELECT FROM %s.effects WHERE run_id = '%s' AND attempt = %d
+                                     AND ended_at IS NOT NULL)""".formatted(
+                            context.cluster().schema(),
+                            watched.runId(),
+                            watched.attempt(),
+                            context.cluster().effectSchema(),
+                            watched.runId(),
+                            watched.attempt());
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = statement.executeQuery(sql)) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        return true;
+                    }
+                }
+                Thread.sleep(100);
+            }
+        }
+        return false;
+    }
+}
