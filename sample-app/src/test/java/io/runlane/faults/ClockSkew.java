@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * A clock offset for one instance's process, applied with libfaketime (Debian package {@code faketime}) preloaded
- * into that process only. The monotonic clock is left alone: the JVM's timed waits use it, and faking it can hang
- * the JVM; the wall clock, which a lease computed in Java would use, is the one that is off.
+ * into that process only. Both the wall clock and the monotonic clock are offset: the JVM's timed waits measure
+ * intervals on the monotonic clock, which an offset leaves intact, whereas leaving it unfaked
+ * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}) makes every timed wait of the JVM return at once and the process spin.
  */
 record ClockSkew(Path library, Duration offset) {
 

@@ -22,7 +22,8 @@ final class FaultCluster implements AutoCloseable {
 
     static final String ENVIRONMENT = "faults";
 
-    static final Duration LEASE = Duration.ofSeconds(3);
+    /** Short, so that recovery happens within seconds; long enough that a machine under load keeps its leases. */
+    static final Duration LEASE = Duration.ofSeconds(5);
 
     private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
 
@@ -103,21 +104,39 @@ final class FaultCluster implements AutoCloseable {
     }
 
     /** Starts every stopped instance at once and waits until all are ready. */
-    void startAll() throws IOException, InterruptedException {
+    void startAll() {
         List<CompletableFuture<Void>> ready = new ArrayList<>();
         for (FaultNode node : nodes) {
             if (!node.isAlive()) {
-                node.start(node.skew());
-                ready.add(CompletableFuture.runAsync(() -> awaitReady(node)));
+                ready.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        restart(node, node.skew());
+                    } catch (IOException | InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                }));
             }
         }
         CompletableFuture.allOf(ready.toArray(CompletableFuture[]::new)).join();
     }
 
-    /** Restarts {@code node} (already stopped) with {@code skew}, and waits until it is ready. */
+    /**
+     * Starts {@code node} (already stopped) with {@code skew} and waits until it is ready. A start that fails because
+     * the database was unreachable at that moment (a combined scenario restarts it) is tried again, up to three times.
+     */
     void restart(FaultNode node, @Nullable ClockSkew skew) throws IOException, InterruptedException {
-        node.start(skew);
-        node.awaitReady(READY_TIMEOUT);
+        for (int attempt = 1; ; attempt++) {
+            node.start(skew);
+            try {
+                node.awaitReady(READY_TIMEOUT);
+                return;
+            } catch (FaultNode.ExitedWhileStarting ex) {
+                if (attempt == 3) {
+                    throw ex;
+                }
+                System.out.println("FAULTS-EVENT " + ex.getMessage() + "; starting it again");
+            }
+        }
     }
 
     /** Heals every link, removes latency and starts stopped instances: the cluster before a scenario or a drain. */

@@ -3,6 +3,7 @@ package io.runlane.faults;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -26,8 +27,10 @@ final class FaultContext {
 
     private final List<Watched> watched = new CopyOnWriteArrayList<>();
 
+    private final Set<UUID> lockedRuns = ConcurrentHashMap.newKeySet();
+
     /** An attempt a partition was meant to turn into a zombie whose completion is refused. */
-    record Watched(java.util.UUID runId, int attempt, String instance) {}
+    record Watched(UUID runId, int attempt, String instance) {}
 
     FaultContext(FaultCluster cluster, String scenario, long deadlineNanos) {
         this.cluster = cluster;
@@ -58,6 +61,11 @@ final class FaultContext {
 
     List<Watched> watched() {
         return watched;
+    }
+
+    /** Runs whose row an outside transaction locked. */
+    Set<UUID> lockedRuns() {
+        return lockedRuns;
     }
 
     List<String> notes() {

@@ -133,7 +133,7 @@ final class FaultDatabase implements AutoCloseable {
                 dataDirectory.resolveSibling("postgres.log").toFile());
     }
 
-    private static void deleteRecursively(Path directory) throws IOException {
+    static void deleteRecursively(Path directory) throws IOException {
         if (!Files.exists(directory)) {
             return;
         }

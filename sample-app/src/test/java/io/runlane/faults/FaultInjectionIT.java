@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,6 +61,7 @@ class FaultInjectionIT {
 
     @BeforeAll
     void startCluster() throws Exception {
+        FaultDatabase.deleteRecursively(directory);
         Files.createDirectories(directory);
         String jdbcUrl = System.getenv("RUNLANE_TEST_JDBC_URL");
         database = FaultDatabase.open(jdbcUrl, directory.resolve("pg").toAbsolutePath());
@@ -164,11 +166,27 @@ class FaultInjectionIT {
     /** The scenario-specific promises: a watched zombie was refused; no re-execution where no attempt was cut. */
     private static void checkExpectations(
             FaultScenario scenario, FaultContext context, Evidence evidence, FaultReport report) {
-        if (!scenario.reexecutionAllowed() && report.reexecuted > 0) {
-            report.violation(report.reexecuted + " runs executed more than once although no fault cut an attempt: "
-                    + report.explanations());
+        Map<UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
+        if (scenario.reexecution() != FaultScenario.Reexecution.CUT_ATTEMPTS) {
+            effects.forEach((runId, runEffects) -> {
+                boolean rerun = runEffects.stream()
+                                .map(Evidence.EffectRow::attempt)
+                                .distinct()
+                                .count()
+                        > 1;
+                if (rerun
+                        && (scenario.reexecution() == FaultScenario.Reexecution.NONE
+                                || !context.lockedRuns().contains(runId))) {
+                    report.violation(
+                            runId,
+                            "executed more than once although "
+                                    + (scenario.reexecution() == FaultScenario.Reexecution.NONE
+                                            ? "no fault of this scenario cuts an attempt"
+                                            : "its row was never locked: it lost its lease because another run's row was")
+                                    + "; effects " + runEffects);
+                }
+            });
         }
-        Map<java.util.UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
         for (FaultContext.Watched zombie : context.watched()) {
             boolean laterAttemptSucceeded = evidence.runs().stream()
                     .anyMatch(run -> run.id().equals(zombie.runId())

@@ -116,7 +116,7 @@ final class FaultNode implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!isAlive()) {
-                throw new IllegalStateException(instance() + " exited while starting; see " + log);
+                throw new ExitedWhileStarting(instance() + " exited while starting; see " + log);
             }
             try {
                 HttpResponse<String> response = HTTP.send(
@@ -181,6 +181,13 @@ final class FaultNode implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         kill();
+    }
+
+    /** The process ended before it was ready, typically because the database could not be reached then. */
+    static final class ExitedWhileStarting extends IllegalStateException {
+        ExitedWhileStarting(String message) {
+            super(message);
+        }
     }
 
     private synchronized @Nullable Process process() {

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -22,6 +21,9 @@ final class Faults {
         return (context, random) -> {
             while (context.loadRunning()) {
                 FaultContext.pause(random, 1500, 4000);
+                if (!context.loadRunning()) {
+                    break;
+                }
                 FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
                 String instance = node.instance();
                 context.killed().add(instance);
@@ -39,6 +41,9 @@ final class Faults {
         return (context, random) -> {
             while (context.loadRunning()) {
                 FaultContext.pause(random, 1500, 4000);
+                if (!context.loadRunning()) {
+                    break;
+                }
                 FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
                 String instance = node.instance();
                 context.stopped().add(instance);
@@ -66,6 +71,9 @@ final class Faults {
             }
             while (context.loadRunning()) {
                 FaultContext.pause(random, 2000, 5000);
+                if (!context.loadRunning()) {
+                    break;
+                }
                 long downtime = 1000 + random.nextInt(3000);
                 long start = System.nanoTime();
                 database.restart(Duration.ofMillis(downtime));
@@ -82,6 +90,9 @@ final class Faults {
             int terminated = 0;
             while (context.loadRunning()) {
                 FaultContext.pause(random, 500, 2500);
+                if (!context.loadRunning()) {
+                    break;
+                }
                 try (Connection connection = context.cluster().connect();
                         PreparedStatement statement = connection.prepareStatement("""
                                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -110,6 +121,9 @@ final class Faults {
         return (context, random) -> {
             while (context.loadRunning()) {
                 FaultContext.pause(random, 1000, 3000);
+                if (!context.loadRunning()) {
+                    break;
+                }
                 FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
                 FaultContext.Watched watched = awaitLongAttempt(context, node.instance());
                 long start = System.nanoTime();
@@ -129,7 +143,7 @@ final class Faults {
                                         ? " recovered by another instance while its handler finished on the partitioned one"
                                         : " was not recovered within the wait"));
                     } else {
-                        Thread.sleep(FaultCluster.LEASE.toMillis() * 3);
+                        Thread.sleep(FaultCluster.LEASE.toMillis() * 2);
                     }
                     FaultContext.pause(random, 0, 1500);
                 } finally {
@@ -162,7 +176,11 @@ final class Faults {
         return (context, random) -> {
             while (context.loadRunning()) {
                 FaultContext.pause(random, 1000, 3000);
-                long hold = FaultCluster.LEASE.toMillis() * 2 + random.nextInt((int) FaultCluster.LEASE.toMillis());
+                if (!context.loadRunning()) {
+                    break;
+                }
+                long lease = FaultCluster.LEASE.toMillis();
+                long hold = lease + lease / 2 + random.nextInt((int) lease / 2);
                 try (Connection connection = context.cluster().connect()) {
                     connection.setAutoCommit(false);
                     UUID locked = lockRunningRun(context, connection);
@@ -170,6 +188,7 @@ final class Faults {
                         connection.rollback();
                         continue;
                     }
+                    context.lockedRuns().add(locked);
                     context.note("locked running run " + locked + " for " + hold + " ms");
                     Thread.sleep(hold);
                     connection.rollback();
@@ -198,56 +217,73 @@ final class Faults {
 
     /** The newest long attempt in flight on {@code instance}, waiting for one up to 15 s. */
     private static FaultContext.Watched awaitLongAttempt(FaultContext context, String instance)
-            throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        try (Connection connection = context.cluster().connect();
-                PreparedStatement statement = connection.prepareStatement(
-                        """
-                        SELECT run_id, attempt FROM %s.effects
-                        WHERE instance = ? AND scenario = ? AND ended_at IS NULL AND planned_ms >= 1500
-                          AND started_at > clock_timestamp() - interval '500 milliseconds'
-                        ORDER BY started_at DESC LIMIT 1""".formatted(context.cluster().effectSchema()))) {
-            statement.setString(1, instance);
-            statement.setString(2, context.scenario());
-            while (System.nanoTime() < deadline) {
+            throws InterruptedException {
+        String sql = """
+                SELECT run_id, attempt FROM %s.effects
+                WHERE instance = ? AND scenario = ? AND ended_at IS NULL AND planned_ms >= 1500
+                  AND started_at > clock_timestamp() - interval '500 milliseconds'
+                ORDER BY started_at DESC LIMIT 1""".formatted(context.cluster().effectSchema());
+        return poll(context, Duration.ofSeconds(15), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setString(1, instance);
+                statement.setString(2, context.scenario());
                 try (ResultSet rs = statement.executeQuery()) {
-                    if (rs.next()) {
-                        return new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), instance);
-                    }
+                    return rs.next()
+                            ? new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), instance)
+                            : null;
                 }
-                Thread.sleep(50);
+            }
+        });
+    }
+
+    /**
+     * Waits until the watched attempt's lease expired and its handler finished anyway, for at most four leases: in a
+     * combined scenario every other instance may be down meanwhile, and then nobody recovers the run.
+     */
+    private static boolean awaitZombie(FaultContext context, FaultContext.Watched watched) throws InterruptedException {
+        String sql = """
+                SELECT EXISTS (SELECT FROM %s.run_events WHERE run_id = ? AND type = 'LEASE_EXPIRED'
+                                 AND detail LIKE ?)
+                   AND EXISTS (SELECT FROM %s.effects WHERE run_id = ? AND attempt = ? AND ended_at IS NOT NULL)""".formatted(context.cluster().schema(), context.cluster().effectSchema());
+        Boolean zombie = poll(context, FaultCluster.LEASE.multipliedBy(4), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, watched.runId());
+                statement.setString(2, "attempt " + watched.attempt() + " %");
+                statement.setObject(3, watched.runId());
+                statement.setInt(4, watched.attempt());
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    return rs.getBoolean(1) ? Boolean.TRUE : null;
+                }
+            }
+        });
+        return zombie != null;
+    }
+
+    /**
+     * Runs {@code query} until it answers non-null or {@code timeout} passes; a query that fails (the database may be
+     * restarting in a combined scenario) is tried again on a new connection.
+     */
+    private static <T> T poll(FaultContext context, Duration timeout, Query<T> query) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Connection connection = context.cluster().connect()) {
+                while (System.nanoTime() < deadline) {
+                    T answer = query.ask(connection);
+                    if (answer != null) {
+                        return answer;
+                    }
+                    Thread.sleep(50);
+                }
+            } catch (SQLException ex) {
+                Thread.sleep(200);
             }
         }
         return null;
     }
 
-    /** Waits up to a minute until the watched attempt's lease expired and its handler finished anyway. */
-    private static boolean awaitZombie(FaultContext context, FaultContext.Watched watched)
-            throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        try (Connection connection = context.cluster().connect();
-                Statement statement = connection.createStatement()) {
-            String sql = """
-                    SELECT EXISTS (SELECT FROM %s.run_events WHERE run_id = '%s' AND type = 'LEASE_EXPIRED'
-                                     AND detail LIKE 'attempt %d %%')
-                       AND EXISTS (SELECT FROM %s.effects WHERE run_id = '%s' AND attempt = %d
-                                     AND ended_at IS NOT NULL)""".formatted(
-                            context.cluster().schema(),
-                            watched.runId(),
-                            watched.attempt(),
-                            context.cluster().effectSchema(),
-                            watched.runId(),
-                            watched.attempt());
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = statement.executeQuery(sql)) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        return true;
-                    }
-                }
-                Thread.sleep(100);
-            }
-        }
-        return false;
+    @FunctionalInterface
+    private interface Query<T> {
+        T ask(Connection connection) throws SQLException;
     }
 }
