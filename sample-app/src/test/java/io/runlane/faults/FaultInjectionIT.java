@@ -246,9 +246,9 @@ class FaultInjectionIT {
         report.violations().forEach(violation -> summary.add("VIOLATION " + violation));
         Files.write(directory.resolve("summary.txt"), summary);
         Files.write(directory.resolve("reexecutions.txt"), report.explanations());
+        evidence.dump(directory.resolve("all"), Set.of());
         if (!report.passed()) {
             evidence.dump(directory, report.offendingRuns());
-            evidence.dump(directory.resolve("all"), Set.of());
         }
     }
 }
