@@ -11,5 +11,10 @@ public enum RunEventType {
     CANCELLATION_REQUESTED,
     CANCELLED,
     LEASE_EXPIRED,
-    IDEMPOTENCY_KEY_RESET
+    IDEMPOTENCY_KEY_RESET,
+    /**
+     * A worker gave a claimed run back before its handler started (it was stopping, or part of its poll failed):
+     * the run is waiting again and the claim's attempt is not counted (S-EX-17).
+     */
+    HANDED_BACK
 }

@@ -44,7 +44,7 @@ public interface RunOperations {
     /**
      * Creates a new run of a terminal run's task and payload, linked to it (source type {@code RERUN}), and leaves
      * the source untouched (S-OP-2). The stored payload is validated again. The new run has no idempotency or
-     * singleton key.
+     * singleton key, and keeps the source's queue and concurrency key unless the options override them (S-OP-9).
      *
      * @throws RunNotFoundException for an unknown run
      * @throws RunStateException when the source is still active

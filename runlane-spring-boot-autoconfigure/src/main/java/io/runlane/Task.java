@@ -33,9 +33,32 @@ public @interface Task {
     /** Attempts a run may make, counting the first; 0 means the configured default. */
     int maxAttempts() default 0;
 
-    /** A fixed retry backoff such as {@code 10s}; empty means the configured exponential default. */
+    /**
+     * The retry backoff such as {@code 10s}: fixed, or the first delay when {@link #backoffMultiplier()} is set. Empty
+     * means the configured exponential default ({@code runlane.retry.initial-backoff}, doubling).
+     */
     String backoff() default "";
+
+    /**
+     * Makes the backoff exponential: each retry waits this many times longer than the previous one, from {@link
+     * #backoff()} (or the configured initial backoff) up to {@link #maxBackoff()}. Must be at least 1; 0 (the
+     * default) means a fixed {@code backoff}, or the configured doubling when {@code backoff} is empty (S-EX-4).
+     */
+    double backoffMultiplier() default 0;
+
+    /**
+     * The longest exponential retry delay, such as {@code 10m}; empty means the configured maximum ({@code
+     * runlane.retry.max-backoff}). Only for an exponential backoff, and not shorter than its first delay.
+     */
+    String maxBackoff() default "";
 
     /** Exception types that fail a run at once instead of being retried. */
     Class<? extends Throwable>[] noRetryFor() default {};
+
+    /**
+     * How long one attempt may run, such as {@code 30s} or {@code 15m}; empty means the configured default ({@code
+     * runlane.worker.attempt-timeout}, none unless set). An attempt running longer fails with code {@code
+     * attempt_timeout}, retried by the task's retry policy, and its thread is interrupted (S-EX-21).
+     */
+    String timeout() default "";
 }

@@ -41,7 +41,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -111,7 +110,9 @@ public final class RunlaneAutoConfiguration {
                 limits,
                 properties.getFailures().getMaxMessageLength(),
                 properties.getRecovery().getInterval(),
-                properties.getRecovery().getBatchSize());
+                properties.getRecovery().getBatchSize(),
+                worker.getAttemptTimeout(),
+                worker.getCancellationGrace());
     }
 
     @Bean
@@ -135,10 +136,7 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TaskRegistry runlaneTaskRegistry(ListableBeanFactory beanFactory, RunlaneSettings settings) {
-        TaskDefinitionReader reader = new TaskDefinitionReader(settings);
-        return new TaskRegistry(beanFactory.getBeansWithAnnotation(Task.class).values().stream()
-                .map(reader::read)
-                .toList());
+        return TaskBeans.registry(beanFactory, new TaskDefinitionReader(settings));
     }
 
     @Bean
@@ -165,7 +163,7 @@ public final class RunlaneAutoConfiguration {
         List<EngineListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,
-                transactionManager.getIfUnique(() -> new JdbcTransactionManager(dataSource)),
+                RunlaneTransactionManagerSelector.select(dataSource, transactionManager),
                 settings,
                 execution,
                 pruning,

@@ -32,6 +32,8 @@ public class RunlaneProperties {
 
     private final Pruning pruning = new Pruning();
 
+    private final Health health = new Health();
+
     /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -81,6 +83,25 @@ public class RunlaneProperties {
 
     public Pruning getPruning() {
         return pruning;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    /** Runlane's health indicator. */
+    public static class Health {
+
+        /** How long the health check waits for the database before answering DOWN. */
+        private Duration timeout = Duration.ofSeconds(2);
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
     }
 
     /** The automatic pruning job. */
@@ -197,6 +218,28 @@ public class RunlaneProperties {
 
         /** Queues this instance consumes; empty means every declared queue. */
         private List<String> queues = new ArrayList<>();
+
+        /** How long one attempt may run when its task sets no timeout; none by default. */
+        private @Nullable Duration attemptTimeout;
+
+        /** How long a run asked to stop may keep running before it is made CANCELLED and its lease revoked. */
+        private Duration cancellationGrace = Duration.ofMinutes(5);
+
+        public @Nullable Duration getAttemptTimeout() {
+            return attemptTimeout;
+        }
+
+        public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
+            this.attemptTimeout = attemptTimeout;
+        }
+
+        public Duration getCancellationGrace() {
+            return cancellationGrace;
+        }
+
+        public void setCancellationGrace(Duration cancellationGrace) {
+            this.cancellationGrace = cancellationGrace;
+        }
 
         public boolean isEnabled() {
             return enabled;

@@ -38,6 +38,11 @@ public final class CompositeEngineListener implements EngineListener {
     }
 
     @Override
+    public void heartbeatSent(int renewed, int skipped) {
+        each(listener -> listener.heartbeatSent(renewed, skipped));
+    }
+
+    @Override
     public void leasesRecovered(int runs) {
         each(listener -> listener.leasesRecovered(runs));
     }

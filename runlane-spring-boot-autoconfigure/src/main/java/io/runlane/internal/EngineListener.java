@@ -24,6 +24,12 @@ public interface EngineListener {
      */
     default void attemptEnded(ClaimedRun claimed, String result, Duration duration) {}
 
+    /**
+     * A worker's heartbeat renewed {@code renewed} leases and skipped {@code skipped} whose rows another transaction
+     * held (S-EX-16); those are renewed by a later heartbeat.
+     */
+    default void heartbeatSent(int renewed, int skipped) {}
+
     /** Maintenance recovered runs whose lease had expired. */
     default void leasesRecovered(int runs) {}
 

@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How runs execute: the worker, retries, queue concurrency limits and recovery. Free of Spring Boot types, like
@@ -22,6 +23,9 @@ import java.util.Set;
  * @param maxFailureMessageLength failure messages are truncated to this many characters (S-EX-5)
  * @param recoveryInterval how often maintenance recovers expired leases (S-EX-7)
  * @param recoveryBatchSize expired leases recovered per statement batch
+ * @param attemptTimeout how long one attempt of a task without its own timeout may run, or {@code null} for no limit
+ *     (S-EX-21)
+ * @param cancellationGrace how long a run asked to stop may keep running before maintenance cancels it (S-CA-5)
  */
 public record ExecutionSettings(
         boolean workerEnabled,
@@ -36,7 +40,9 @@ public record ExecutionSettings(
         Map<String, Integer> concurrencyLimits,
         int maxFailureMessageLength,
         Duration recoveryInterval,
-        int recoveryBatchSize) {
+        int recoveryBatchSize,
+        @Nullable Duration attemptTimeout,
+        Duration cancellationGrace) {
 
     public ExecutionSettings {
         positive("runlane.worker.concurrency", concurrency);
@@ -59,6 +65,10 @@ public record ExecutionSettings(
         positive("runlane.failures.max-message-length", maxFailureMessageLength);
         positive("runlane.recovery.interval", recoveryInterval);
         positive("runlane.recovery.batch-size", recoveryBatchSize);
+        if (attemptTimeout != null) {
+            positive("runlane.worker.attempt-timeout", attemptTimeout);
+        }
+        positive("runlane.worker.cancellation-grace", cancellationGrace);
         queues = Set.copyOf(queues);
         concurrencyLimits = Map.copyOf(concurrencyLimits);
     }
@@ -77,7 +87,9 @@ public record ExecutionSettings(
                 Map.of(),
                 1000,
                 Duration.ofSeconds(15),
-                100);
+                100,
+                null,
+                Duration.ofMinutes(5));
     }
 
     public ExecutionSettings withWorker(int concurrency, Duration pollInterval) {
@@ -109,6 +121,14 @@ public record ExecutionSettings(
 
     public ExecutionSettings withRecoveryInterval(Duration recoveryInterval) {
         return toBuilder().recoveryInterval(recoveryInterval).build();
+    }
+
+    public ExecutionSettings withAttemptTimeout(@Nullable Duration attemptTimeout) {
+        return toBuilder().attemptTimeout(attemptTimeout).build();
+    }
+
+    public ExecutionSettings withCancellationGrace(Duration cancellationGrace) {
+        return toBuilder().cancellationGrace(cancellationGrace).build();
     }
 
     public ExecutionSettings withQueues(Set<String> queues) {
@@ -149,6 +169,10 @@ public record ExecutionSettings(
 
         private int recoveryBatchSize;
 
+        private @Nullable Duration attemptTimeout;
+
+        private Duration cancellationGrace;
+
         private Builder(ExecutionSettings settings) {
             this.workerEnabled = settings.workerEnabled();
             this.concurrency = settings.concurrency();
@@ -163,6 +187,8 @@ public record ExecutionSettings(
             this.maxFailureMessageLength = settings.maxFailureMessageLength();
             this.recoveryInterval = settings.recoveryInterval();
             this.recoveryBatchSize = settings.recoveryBatchSize();
+            this.attemptTimeout = settings.attemptTimeout();
+            this.cancellationGrace = settings.cancellationGrace();
         }
 
         public Builder workerEnabled(boolean workerEnabled) {
@@ -230,6 +256,16 @@ public record ExecutionSettings(
             return this;
         }
 
+        public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
+            this.attemptTimeout = attemptTimeout;
+            return this;
+        }
+
+        public Builder cancellationGrace(Duration cancellationGrace) {
+            this.cancellationGrace = cancellationGrace;
+            return this;
+        }
+
         public ExecutionSettings build() {
             return new ExecutionSettings(
                     workerEnabled,
@@ -244,7 +280,9 @@ public record ExecutionSettings(
                     concurrencyLimits,
                     maxFailureMessageLength,
                     recoveryInterval,
-                    recoveryBatchSize);
+                    recoveryBatchSize,
+                    attemptTimeout,
+                    cancellationGrace);
         }
     }
 

@@ -5,6 +5,7 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.BatchCompletions;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
+import io.runlane.internal.jdbc.ReadCommittedTransactions;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.jdbc.RunListing;
@@ -13,6 +14,7 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunStatistics;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.maintenance.CancellationGrace;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
@@ -31,7 +33,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Wires the engine's parts for one {@link DataSource}. The auto-configuration exposes its parts as beans; tests and
  * benchmarks build several engines by hand, one per data source, to act as separate application instances.
  */
-public final class RunlaneEngine {
+public final class RunlaneEngine implements AutoCloseable {
 
     private final RunlaneSettings settings;
 
@@ -58,6 +60,8 @@ public final class RunlaneEngine {
     private final AttemptOutcomes outcomes;
 
     private final BatchCompletions completions;
+
+    private final DueRunNotifier notifier;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -104,7 +108,7 @@ public final class RunlaneEngine {
             PayloadCodec payloads,
             EngineListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
-        TransactionTemplate transactions = new TransactionTemplate(transactionManager);
+        TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;
@@ -114,6 +118,7 @@ public final class RunlaneEngine {
         this.statistics = new RunStatistics(jdbc, sql, environment);
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        this.notifier = notifier;
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -142,14 +147,14 @@ public final class RunlaneEngine {
                 listener,
                 notifier,
                 transactions);
+        ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
-                new ExpiredLeases(jdbc, sql, environment),
-                outcomes,
-                tasks,
-                new RetryPolicy(execution),
-                execution.recoveryBatchSize(),
-                listener);
-        this.maintenance = new MaintenanceService(leaseRescuer, execution.recoveryInterval());
+                expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
+        this.maintenance = new MaintenanceService(
+                leaseRescuer,
+                new CancellationGrace(
+                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),
@@ -157,6 +162,16 @@ public final class RunlaneEngine {
                 pruningSettings.batchSize(),
                 pruningSettings.timeBudget(),
                 listener);
+    }
+
+    /**
+     * Stops the engine's own threads that no lifecycle stops (the notifier's sender, S-MO-4); Spring calls it when
+     * the context closes. The worker and the maintenance jobs are lifecycle beans and stop before it.
+     */
+    @Override
+    public void close() {
+        worker.stop();
+        notifier.stop();
     }
 
     public RunlaneSettings settings() {

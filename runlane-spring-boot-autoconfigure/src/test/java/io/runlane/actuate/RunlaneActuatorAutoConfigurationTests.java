@@ -165,6 +165,17 @@ class RunlaneActuatorAutoConfigurationTests {
     }
 
     @Test
+    void healthIndicatorWaitsForTheDatabaseAtMostTheConfiguredTimeout() {
+        runner.run(context -> assertThat(context.getBean(RunlaneHealthIndicator.class))
+                .extracting("timeout")
+                .isEqualTo(Duration.ofSeconds(2)));
+        runner.withPropertyValues("runlane.health.timeout=750ms")
+                .run(context -> assertThat(context.getBean(RunlaneHealthIndicator.class))
+                        .extracting("timeout")
+                        .isEqualTo(Duration.ofMillis(750)));
+    }
+
+    @Test
     void healthIndicatorIsAbsentWhenDisabled() {
         runner.withPropertyValues("management.health.runlane.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(RunlaneHealthIndicator.class));

@@ -16,6 +16,7 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
+import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.registry.TaskRegistry;
@@ -132,6 +133,26 @@ class RunlaneAutoConfigurationTests {
                     assertThat(settings.defaultMaxAttempts()).isEqualTo(5);
                     assertThat(settings.queues()).containsExactlyInAnyOrder("default", "reports", "imports");
                 });
+    }
+
+    @Test
+    void attemptTimeoutAndCancellationGraceBecomeExecutionSettings() {
+        runner.run(context -> {
+            ExecutionSettings execution = context.getBean(ExecutionSettings.class);
+            assertThat(execution.attemptTimeout()).isNull();
+            assertThat(execution.cancellationGrace()).isEqualTo(Duration.ofMinutes(5));
+        });
+        runner.withPropertyValues("runlane.worker.attempt-timeout=10m", "runlane.worker.cancellation-grace=30s")
+                .run(context -> {
+                    ExecutionSettings execution = context.getBean(ExecutionSettings.class);
+                    assertThat(execution.attemptTimeout()).isEqualTo(Duration.ofMinutes(10));
+                    assertThat(execution.cancellationGrace()).isEqualTo(Duration.ofSeconds(30));
+                });
+        runner.withPropertyValues("runlane.worker.attempt-timeout=0s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("runlane.worker.attempt-timeout"));
     }
 
     @Test

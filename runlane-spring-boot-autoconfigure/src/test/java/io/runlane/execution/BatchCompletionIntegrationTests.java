@@ -176,11 +176,9 @@ class BatchCompletionIntegrationTests {
     }
 
     @Test
-    @DisplayName(
-            "S-EX-15, S-EX-2, S-EX-7: a completion that cannot be written is given up; its lease then expires, although the"
-                    + " worker keeps heartbeating another attempt, and the run is retried")
-    void unwritableCompletionIsLeftToLeaseExpiry() {
-        Slow.release = new CountDownLatch(1);
+    @DisplayName("Finding 6, S-EX-15, S-EX-20, S-EX-2: a completion the database refuses for longer than the lease"
+            + " keeps its lease and is written once the database takes it; the handler runs once")
+    void unwritableCompletionKeepsItsLeaseUntilWritten() {
         TestRunlane runlane = TestRunlane.withExecution(
                 dataSource,
                 schema,
@@ -193,34 +191,89 @@ class BatchCompletionIntegrationTests {
                 EngineListener.NONE,
                 new Quick(),
                 new Slow());
+        runlane.jdbc().execute("CREATE SEQUENCE " + schema + ".refusals");
         runlane.jdbc()
                 .execute("CREATE FUNCTION " + schema + ".refuse_success() RETURNS trigger LANGUAGE plpgsql AS"
-                        + " $$ BEGIN RAISE EXCEPTION 'success refused by the test'; END $$");
+                        + " $$ BEGIN PERFORM nextval('" + schema + ".refusals');"
+                        + " RAISE EXCEPTION 'success refused by the test'; END $$");
         runlane.jdbc()
                 .execute("CREATE TRIGGER refuse_success BEFORE UPDATE ON " + schema + ".runs FOR EACH ROW"
                         + " WHEN (NEW.status = 'SUCCEEDED') EXECUTE FUNCTION " + schema + ".refuse_success()");
-        UUID slowId =
-                runlane.template().trigger("batch.slow", new Slow.Payload(1)).runId();
         runlane.startWorker().startMaintenance();
-        await().until(() -> runlane.run(slowId).status() == RunStatus.RUNNING);
         UUID runId =
                 runlane.template().trigger("batch.quick", new Quick.Payload(1)).runId();
         try {
+            // The writer retries after 100, 200, 400, 800, 1600 and 2000 ms: eight refusals span twice the lease.
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> runlane.template().runs().events(runId).stream()
-                            .anyMatch(event -> event.type() == RunEventType.LEASE_EXPIRED));
+                    .until(() -> runlane.jdbc()
+                                    .queryForObject(
+                                            "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema
+                                                    + ".refusals",
+                                            Long.class)
+                            >= 8);
+            assertThat(runlane.run(runId).status()).isEqualTo(RunStatus.RUNNING);
             runlane.jdbc().execute("DROP TRIGGER refuse_success ON " + schema + ".runs");
 
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> runlane.run(runId).status() == RunStatus.SUCCEEDED);
-            assertThat(Quick.RAN.get())
-                    .as("the handler ran again after recovery")
-                    .isGreaterThanOrEqualTo(2);
-            assertThat(runlane.run(slowId).status())
-                    .as("the other attempt kept its lease all along")
-                    .isEqualTo(RunStatus.RUNNING);
+            assertThat(Quick.RAN).as("the handler ran once").hasValue(1);
+            assertThat(runlane.template().runs().events(runId))
+                    .extracting(RunEvent::type)
+                    .doesNotContain(RunEventType.LEASE_EXPIRED);
         } finally {
-            Slow.release.countDown();
+            runlane.stop();
+        }
+    }
+
+    @Test
+    @DisplayName("Finding 6, S-EX-20: a completion the database keeps refusing holds back only its own run")
+    void refusedCompletionHoldsBackOnlyItsOwnRun() {
+        TestRunlane runlane = TestRunlane.withExecution(
+                dataSource,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults()
+                        .withWorker(4, Duration.ofMillis(50))
+                        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
+                        .withRecoveryInterval(Duration.ofMillis(200)),
+                EngineListener.NONE,
+                new Quick(),
+                new Slow());
+        runlane.jdbc().execute("CREATE SEQUENCE " + schema + ".refusals");
+        runlane.jdbc()
+                .execute("CREATE FUNCTION " + schema + ".refuse_first() RETURNS trigger LANGUAGE plpgsql AS"
+                        + " $$ BEGIN PERFORM nextval('" + schema + ".refusals');"
+                        + " RAISE EXCEPTION 'success of the first refused by the test'; END $$");
+        runlane.jdbc()
+                .execute("CREATE TRIGGER refuse_first BEFORE UPDATE ON " + schema + ".runs FOR EACH ROW"
+                        + " WHEN (NEW.status = 'SUCCEEDED' AND NEW.payload ->> 'index' = '0')"
+                        + " EXECUTE FUNCTION " + schema + ".refuse_first()");
+        List<UUID> runIds = IntStream.range(0, 4)
+                .mapToObj(index -> runlane.template()
+                        .trigger("batch.quick", new Quick.Payload(index))
+                        .runId())
+                .toList();
+        runlane.startWorker().startMaintenance();
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runIds.subList(1, 4).stream()
+                            .allMatch(runId -> runlane.run(runId).status() == RunStatus.SUCCEEDED));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.jdbc()
+                                    .queryForObject(
+                                            "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema
+                                                    + ".refusals",
+                                            Long.class)
+                            >= 8);
+            assertThat(runlane.run(runIds.get(0)).status())
+                    .as("the refused run keeps its lease")
+                    .isEqualTo(RunStatus.RUNNING);
+            runlane.jdbc().execute("DROP TRIGGER refuse_first ON " + schema + ".runs");
+
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runlane.run(runIds.get(0)).status() == RunStatus.SUCCEEDED);
+            assertThat(Quick.RAN).as("every handler ran once").hasValue(4);
+        } finally {
             runlane.stop();
         }
     }

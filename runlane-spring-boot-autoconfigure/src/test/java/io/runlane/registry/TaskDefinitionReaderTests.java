@@ -15,6 +15,7 @@ import io.runlane.internal.registry.TaskDefinitionReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,7 @@ class TaskDefinitionReaderTests {
                 .isNull();
         assertThat(definition.maxAttempts()).isEqualTo(5);
         assertThat(definition.backoff()).isNull();
+        assertThat(definition.timeout()).isNull();
         assertThat(definition.noRetryFor()).isEmpty();
     }
 
@@ -61,6 +63,7 @@ class TaskDefinitionReaderTests {
         assertThat(definition.maxAttempts()).isEqualTo(7);
         assertThat(definition.backoff()).isEqualTo(Duration.ofSeconds(10));
         assertThat(definition.noRetryFor()).containsExactly(IllegalStateException.class);
+        assertThat(definition.timeout()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test
@@ -99,6 +102,35 @@ class TaskDefinitionReaderTests {
         assertThat(definition.handler()).isSameAs(proxy);
     }
 
+    @Test
+    @DisplayName("Finding 1: a task read from its bean class looks its handler up only when a run first needs it")
+    void handlerClassIsReadWithoutCreatingTheHandler() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        PlainTask handler = new PlainTask();
+
+        TaskDefinition definition = reader.read(PlainTask.class, () -> {
+            lookups.incrementAndGet();
+            return handler;
+        });
+
+        assertThat(definition.id()).isEqualTo("reader.plain");
+        assertThat(definition.payloadClass()).isEqualTo(PlainTask.Payload.class);
+        assertThat(lookups).as("not looked up while reading").hasValue(0);
+        definition.handler().run(new PlainTask.Payload("x"), null);
+        definition.handler().idempotencyKey(new PlainTask.Payload("y"));
+        assertThat(lookups).as("looked up once, on first use").hasValue(1);
+    }
+
+    @Test
+    void handlerClassThatIsNoTaskHandlerFailsWithoutBeingLookedUp() {
+        assertThatExceptionOfType(TaskDeclarationException.class)
+                .isThrownBy(() -> reader.read(NotAHandler.class, () -> {
+                    throw new AssertionError("looked up");
+                }))
+                .withMessageContaining(NotAHandler.class.getName())
+                .withMessageContaining("does not implement TaskHandler");
+    }
+
     static Stream<Arguments> badDeclarations() {
         return Stream.of(
                 Arguments.of("an empty id", new EmptyIdTask(), "id must not be empty"),
@@ -117,6 +149,8 @@ class TaskDefinitionReaderTests {
                 Arguments.of("a backoff that is no duration", new BadBackoffTask(), "backoff"),
                 Arguments.of("a zero backoff", new ZeroBackoffTask(), "backoff"),
                 Arguments.of("a negative backoff", new NegativeBackoffTask(), "backoff"),
+                Arguments.of("a timeout that is no duration (finding 8)", new BadTimeoutTask(), "timeout"),
+                Arguments.of("a zero timeout (finding 8)", new ZeroTimeoutTask(), "timeout must be a positive"),
                 Arguments.of("no TaskHandler", new NotAHandler(), "does not implement TaskHandler"),
                 Arguments.of("a raw TaskHandler", new RawPayloadTask(), "concrete payload type"),
                 Arguments.of(
@@ -163,7 +197,8 @@ class TaskDefinitionReaderTests {
             idempotencyKeyTtl = "7d",
             maxAttempts = 7,
             backoff = "10s",
-            noRetryFor = IllegalStateException.class)
+            noRetryFor = IllegalStateException.class,
+            timeout = "90s")
     public static class FullyDeclaredTask implements TaskHandler<Empty> {
         @Override
         public void run(Empty payload, RunContext context) {}
@@ -266,6 +301,18 @@ class TaskDefinitionReaderTests {
 
     @Task(id = "reader.bad-backoff", backoff = "soon")
     public static class BadBackoffTask implements TaskHandler<Empty> {
+        @Override
+        public void run(Empty payload, RunContext context) {}
+    }
+
+    @Task(id = "reader.bad-timeout", timeout = "forever")
+    public static class BadTimeoutTask implements TaskHandler<Empty> {
+        @Override
+        public void run(Empty payload, RunContext context) {}
+    }
+
+    @Task(id = "reader.zero-timeout", timeout = "0ms")
+    public static class ZeroTimeoutTask implements TaskHandler<Empty> {
         @Override
         public void run(Empty payload, RunContext context) {}
     }

@@ -1,6 +1,7 @@
 package io.runlane.autoconfigure.actuate;
 
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.autoconfigure.RunlaneProperties;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
@@ -36,7 +37,9 @@ public final class RunlaneHealthAutoConfiguration {
             ObjectProvider<RunWorker> worker,
             ObjectProvider<MaintenanceService> recovery,
             ObjectProvider<PruningService> pruning,
+            ObjectProvider<RunlaneProperties> properties,
             ConfigurableApplicationContext context) {
+        RunlaneProperties configured = properties.getIfAvailable();
         return new RunlaneHealthIndicator(
                 engine.statistics(),
                 List.copyOf(engine.settings().queues()),
@@ -44,7 +47,10 @@ public final class RunlaneHealthAutoConfiguration {
                 recovery.getIfUnique(),
                 pruning.getIfUnique(),
                 maxPollAge(execution.getIfAvailable(ExecutionSettings::defaults).pollInterval()),
-                context::isRunning);
+                context::isRunning,
+                configured == null
+                        ? RunlaneHealthIndicator.DEFAULT_TIMEOUT
+                        : configured.getHealth().getTimeout());
     }
 
     /** A worker that has not completed a poll for ten poll intervals, and at least a minute, is stuck. */

@@ -11,23 +11,41 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Runlane's health (S-MO-2). It is {@code DOWN} when Runlane's tables cannot be read (the database is unreachable or
  * the schema is missing); when this instance's worker's last poll failed, or its polling thread has not completed a
  * poll for {@code maxPollAge} (it polls at least once per poll interval, even when every slot is busy); and, while
- * the application is running, when the worker or one of the maintenance jobs has stopped. Details give the backlog
+ * the application is running, when the worker or one of the maintenance jobs has stopped; and when one of the
+ * worker's threads is dead and not yet restarted (S-MO-4). Details give the backlog
  * (waiting and due runs), the age of the oldest due run, and the worker's id and in-flight attempts.
+ *
+ * <p>The statistics query runs on a thread of its own and the check waits for it at most {@code runlane.health.timeout}
+ * (S-MO-5): during a database outage the pool would make it wait for a connection far longer than a probe does, so
+ * the check answers {@code DOWN}, naming the time-out, instead of hanging. A query still running when the next check
+ * comes is waited for again rather than started twice, so an outage holds at most one thread. Details also list
+ * attempts of this worker running past their timeout or their cancellation grace (S-EX-21, S-CA-5); they do not make
+ * the instance {@code DOWN}.
  *
  * <p>A stopped job counts only while the application is running, because Spring stops lifecycle beans on shutdown
  * and does not start them before the context is refreshed. The statistics query counts active runs only, so it stays
  * cheap enough for frequent probes.
  */
 public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
+
+    /** The default of {@code runlane.health.timeout}. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
     private final RunStatistics statistics;
 
@@ -43,6 +61,13 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
 
     private final BooleanSupplier applicationRunning;
 
+    private final Duration timeout;
+
+    private final ThreadPoolExecutor queries;
+
+    /** The statistics query last started; guarded by {@code this}. */
+    private @Nullable CompletableFuture<Map<String, QueueStatistics>> pending;
+
     /**
      * Creates the indicator. The worker and the maintenance jobs are those of this application instance, or {@code
      * null} when it does not run them; {@code applicationRunning} tells whether they are expected to be running.
@@ -55,7 +80,26 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
             @Nullable PruningService pruning,
             Duration maxPollAge,
             BooleanSupplier applicationRunning) {
+        this(statistics, queues, worker, recovery, pruning, maxPollAge, applicationRunning, DEFAULT_TIMEOUT);
+    }
+
+    /** Creates the indicator; the check waits at most {@code timeout} for the database. */
+    public RunlaneHealthIndicator(
+            RunStatistics statistics,
+            List<String> queues,
+            @Nullable RunWorker worker,
+            @Nullable MaintenanceService recovery,
+            @Nullable PruningService pruning,
+            Duration maxPollAge,
+            BooleanSupplier applicationRunning,
+            Duration timeout) {
         super("Runlane health check failed");
+        this.timeout = timeout;
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-health-");
+        threads.setDaemon(true);
+        // One thread at most, ended when idle: an indicator never needs to be closed.
+        this.queries = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+        this.queries.allowCoreThreadTimeOut(true);
         this.statistics = statistics;
         this.queues = List.copyOf(queues);
         this.worker = worker;
@@ -66,7 +110,7 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
     }
 
     @Override
-    protected void doHealthCheck(Health.Builder builder) {
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
         describeBacklog(builder);
         boolean expectRunning = applicationRunning.getAsBoolean();
         List<String> problems = new ArrayList<>();
@@ -88,11 +132,11 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
     }
 
     /** Reads the statistics, which fails the check when the database or the schema is unavailable. */
-    private void describeBacklog(Health.Builder builder) {
+    private void describeBacklog(Health.Builder builder) throws Exception {
         long waiting = 0;
         long due = 0;
         Duration oldestDueAge = null;
-        for (QueueStatistics queue : statistics.byQueue(queues).values()) {
+        for (QueueStatistics queue : statisticsWithinTimeout().values()) {
             waiting += queue.waiting();
             due += queue.due();
             Duration age = queue.oldestDueAge();
@@ -106,6 +150,24 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
+    private Map<String, QueueStatistics> statisticsWithinTimeout() throws Exception {
+        CompletableFuture<Map<String, QueueStatistics>> query;
+        synchronized (this) {
+            if (pending == null || pending.isDone()) {
+                pending = CompletableFuture.supplyAsync(() -> statistics.byQueue(queues), queries);
+            }
+            query = pending;
+        }
+        try {
+            return query.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException ex) {
+            throw new TimeoutException("Runlane's database did not answer within the health time-out of " + timeout
+                    + " (runlane.health.timeout)");
+        } catch (ExecutionException ex) {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
+        }
+    }
+
     private void checkWorker(RunWorker current, boolean expectRunning, Health.Builder builder, List<String> problems) {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("id", current.workerId());
@@ -115,6 +177,10 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
         if (lastPoll != null) {
             details.put("lastPoll", lastPoll.toString());
         }
+        List<String> overdue = current.overdueAttempts();
+        if (!overdue.isEmpty()) {
+            details.put("overdueAttempts", overdue);
+        }
         builder.withDetail("worker", details);
         if (expectRunning && !current.isRunning()) {
             problems.add("the worker has stopped");
@@ -123,6 +189,10 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
                 && lastPoll != null
                 && lastPoll.isBefore(Instant.now().minus(maxPollAge))) {
             problems.add("the worker has not polled since " + lastPoll);
+        }
+        List<String> deadThreads = current.deadThreads();
+        if (!deadThreads.isEmpty()) {
+            problems.add("worker threads are dead: " + String.join(", ", deadThreads));
         }
         Throwable failure = current.lastPollFailure();
         if (failure != null) {

@@ -63,7 +63,22 @@ public final class AttemptOutcomes {
             "CASE WHEN :onlyIfExpired THEN 'LEASE_EXPIRED' ELSE " + TransitionSql.EVENT_BY_STATUS + " END",
             ":failureMessage");
 
+    /**
+     * S-CA-5: a run asked to stop whose handler did not return within the grace ends {@code CANCELLED} and loses its
+     * lease, fenced by the claim's token, so the handler's late outcome is refused (S-EX-3) and the run's slot of
+     * its queue's concurrency limit is free (S-QC-2).
+     */
+    private static final String CANCEL_OVERDUE =
+            TransitionSql.transition("""
+            UPDATE {schema}.runs
+            SET status = 'CANCELLED', finished_at = statement_timestamp(), updated_at = statement_timestamp(),
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
+            WHERE id = :id AND fencing_token = :token AND status = 'CANCELLATION_REQUESTED'
+            RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
+
     private final JdbcClient jdbc;
+
+    private final String cancelOverdue;
 
     private final String complete;
 
@@ -76,6 +91,18 @@ public final class AttemptOutcomes {
         this.complete = sql.format(COMPLETE);
         this.release = sql.format(RELEASE);
         this.fail = sql.format(FAIL);
+        this.cancelOverdue = sql.format(CANCEL_OVERDUE);
+    }
+
+    /**
+     * Maintenance: the run was asked to stop and its handler ignored it past the grace (S-CA-5). Empty when the
+     * attempt ended meanwhile or no longer holds the run.
+     */
+    public Optional<Run> cancelIfStillRequested(UUID runId, long token, String actor, String detail) {
+        return jdbc.sql(cancelOverdue)
+                .paramSource(held(runId, token, actor).addValue("detail", detail, Types.VARCHAR))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     /** The handler returned. Empty when the attempt no longer holds the run. */
@@ -91,7 +118,7 @@ public final class AttemptOutcomes {
     public Optional<Run> releaseIfHeld(UUID runId, long token, String worker, Duration delay, String reason) {
         MapSqlParameterSource params = held(runId, token, worker)
                 .addValue("delayMs", delay.toMillis(), Types.BIGINT)
-                .addValue("detail", reason, Types.VARCHAR);
+                .addValue("detail", TextSanitizer.storable(reason), Types.VARCHAR);
         return jdbc.sql(release)
                 .paramSource(params)
                 .query(RunRowMapper.INSTANCE)
@@ -127,9 +154,9 @@ public final class AttemptOutcomes {
             String cancelledOutcome) {
         MapSqlParameterSource params = held(runId, token, actor)
                 .addValue("retryDelayMs", retryDelay == null ? null : retryDelay.toMillis(), Types.BIGINT)
-                .addValue("failureCode", failure.code(), Types.VARCHAR)
-                .addValue("failureClass", failure.exceptionClass(), Types.VARCHAR)
-                .addValue("failureMessage", failure.message(), Types.VARCHAR)
+                .addValue("failureCode", TextSanitizer.storable(failure.code()), Types.VARCHAR)
+                .addValue("failureClass", TextSanitizer.storable(failure.exceptionClass()), Types.VARCHAR)
+                .addValue("failureMessage", TextSanitizer.storable(failure.message()), Types.VARCHAR)
                 .addValue("onlyIfExpired", onlyIfExpired, Types.BOOLEAN)
                 .addValue("cancelledOutcome", cancelledOutcome, Types.VARCHAR);
         return jdbc.sql(fail).paramSource(params).query(RunRowMapper.INSTANCE).optional();
@@ -139,6 +166,6 @@ public final class AttemptOutcomes {
         return new MapSqlParameterSource()
                 .addValue("id", runId, Types.OTHER)
                 .addValue("token", token, Types.BIGINT)
-                .addValue("actor", actor, Types.VARCHAR);
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR);
     }
 }

@@ -8,7 +8,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Operator reset of a retained idempotency owner (S-IK-8), in one statement: the row is deleted only if the owner
- * is terminal, an audit event is appended to the owner, and an active owner is reported instead of touched.
+ * is terminal, an audit event is appended to the owner, and an active owner is reported instead of touched. A row
+ * whose run no longer exists (deleted by hand) is removed as well and counts as reset (S-IK-13); it has no run to
+ * take the audit event. As in the take-over of {@link RunAdmissions}, the orphan is identified by its run id in the
+ * statement's snapshot, so a row that a concurrent trigger took over meanwhile is left alone.
  */
 public final class IdempotencyKeyResets {
 
@@ -16,11 +19,16 @@ public final class IdempotencyKeyResets {
     public record Outcome(boolean reset, @Nullable UUID activeOwner) {}
 
     private static final String RESET = """
-            WITH removed AS (
+            WITH orphan AS (
+                SELECT k.run_id FROM {schema}.idempotency_keys k
+                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                  AND NOT EXISTS (SELECT FROM {schema}.runs r WHERE r.id = k.run_id)
+            ), removed AS (
                 DELETE FROM {schema}.idempotency_keys
                 WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey
-                  AND retained_until IS NOT NULL
-                RETURNING run_id, retained_until > statement_timestamp() AS was_retained
+                  AND (retained_until IS NOT NULL OR run_id = (SELECT run_id FROM orphan))
+                RETURNING run_id, retained_until > statement_timestamp() AS was_retained,
+                          run_id = (SELECT run_id FROM orphan) AS was_orphaned
             ), noted AS (
                 UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
                 FROM removed WHERE r.id = removed.run_id AND removed.was_retained
@@ -31,10 +39,11 @@ public final class IdempotencyKeyResets {
                        'idempotency key reset by an operator'
                 FROM noted
             )
-            SELECT coalesce((SELECT was_retained FROM removed), false) AS reset,
-                   (SELECT run_id FROM {schema}.idempotency_keys
-                    WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey
-                      AND retained_until IS NULL) AS active_owner
+            SELECT coalesce((SELECT was_retained OR was_orphaned FROM removed), false) AS reset,
+                   (SELECT k.run_id FROM {schema}.idempotency_keys k
+                    WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                      AND k.retained_until IS NULL AND k.run_id IS DISTINCT FROM (SELECT run_id FROM orphan))
+                   AS active_owner
             """;
 
     private final JdbcClient jdbc;
@@ -54,7 +63,7 @@ public final class IdempotencyKeyResets {
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("taskId", taskId, Types.VARCHAR)
                 .addValue("idempotencyKey", idempotencyKey, Types.VARCHAR)
-                .addValue("actor", actor, Types.VARCHAR);
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR);
         return jdbc.sql(reset)
                 .paramSource(params)
                 .query((rs, rowNum) -> new Outcome(rs.getBoolean("reset"), rs.getObject("active_owner", UUID.class)))

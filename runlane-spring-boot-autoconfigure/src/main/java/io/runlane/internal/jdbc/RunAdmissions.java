@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -44,8 +45,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * belongs to an owner whose retention has passed. The next try then uses the take-over statement: it reads the owner
  * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
  * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
- * update it, which would make every duplicate a write. Runs with both keys are admitted inside a transaction,
- * joining the caller's one if active (S-TR-3), so that a claim and its compensation commit together. If an owner
+ * update it, which would make every duplicate a write. The take-over also replaces an orphaned row, whose run was
+ * deleted by hand (S-IK-13). Runs with both keys are admitted inside a transaction, joining the caller's one if
+ * active (S-TR-3), so that a claim and its compensation commit together; so is any keyed run when the sessions'
+ * default isolation is not {@code READ COMMITTED} ({@link ReadCommittedTransactions}). If an owner
  * vanishes between statements the admission is retried.
  */
 public final class RunAdmissions {
@@ -104,19 +107,32 @@ public final class RunAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
-    /** The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed. */
+    /**
+     * The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed
+     * (S-IK-10) or an orphaned row whose run no longer exists (S-IK-13: deleted by hand). {@code orphan} is read from
+     * the statement's snapshot, in which a row's run is always visible with the row (both are written by one
+     * statement); the take-over then replaces the row only if, once locked, it still names that missing run. A
+     * concurrent trigger that took it over first has changed {@code run_id}, so the waiter updates nothing and finds
+     * the new owner on its next try: exactly one run is created. Testing "the run is missing" on the locked row
+     * itself would read the runs table with the old snapshot and let every waiter take the row over again.
+     */
     private static final String ADMIT_TAKING_OVER_EXPIRED_KEY =
             """
             WITH current_owner AS (
                 SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
                 WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
                   AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
+            ), orphan AS (
+                SELECT k.run_id FROM {schema}.idempotency_keys k
+                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
+                  AND NOT EXISTS (SELECT FROM {schema}.runs r WHERE r.id = k.run_id)
             ), claimed_key AS (
                 INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
                 SELECT :environment, :taskId, :idempotencyKey, :id WHERE NOT EXISTS (SELECT FROM current_owner)
                 ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
                     SET run_id = excluded.run_id, retained_until = NULL
-                    WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
+                    WHERE (k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp())
+                       OR k.run_id = (SELECT run_id FROM orphan)
                 RETURNING k.run_id
             ), inserted_run AS (
             """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
@@ -133,7 +149,7 @@ public final class RunAdmissions {
 
     private final JdbcClient jdbc;
 
-    private final TransactionTemplate transactions;
+    private final ReadCommittedTransactions transactions;
 
     private final RunReads reads;
 
@@ -152,7 +168,7 @@ public final class RunAdmissions {
     public RunAdmissions(
             JdbcClient jdbc, TransactionTemplate transactions, RunReads reads, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
@@ -164,12 +180,13 @@ public final class RunAdmissions {
 
     /** Admits one run, in the caller's transaction when one is active. */
     public Admission admit(NewRun run) {
-        boolean needsTransaction = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
+        boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
+        boolean needsTransaction = bothKeys || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
-                firstTry -> needsTransaction
-                        ? transactions.execute(status -> admitOnce(run, firstTry))
-                        : admitOnce(run, firstTry));
+                firstTry ->
+                        needsTransaction ? inTransaction(() -> admitOnce(run, firstTry)) : admitOnce(run, firstTry));
     }
 
     /**
@@ -196,7 +213,7 @@ public final class RunAdmissions {
                 distinct.add(i);
             }
         }
-        return transactions.execute(status -> {
+        return inTransaction(() -> {
             List<NewRun> batch = distinct.stream().map(runs::get).toList();
             List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
             List<Integer> unsettled = IntStream.range(0, batch.size())
@@ -228,6 +245,32 @@ public final class RunAdmissions {
         });
     }
 
+    /**
+     * Runs {@code work} in a transaction (the caller's one when active). When the work fails and the rollback fails
+     * too, as both do when the connection is cut, the work's failure is thrown, with the rollback's as suppressed:
+     * {@link TransactionTemplate} would throw the rollback's failure, which only says the connection is closed.
+     */
+    private <T> T inTransaction(Supplier<T> work) {
+        RuntimeException[] failure = new RuntimeException[1];
+        try {
+            return transactions.execute(status -> {
+                try {
+                    return work.get();
+                } catch (RuntimeException ex) {
+                    failure[0] = ex;
+                    throw ex;
+                }
+            });
+        } catch (RuntimeException ex) {
+            RuntimeException original = failure[0];
+            if (original == null || original == ex) {
+                throw ex;
+            }
+            original.addSuppressed(ex);
+            throw original;
+        }
+    }
+
     private static final Comparator<NewRun> LOCK_ORDER = Comparator.comparing(NewRun::taskId)
             .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()))
             .thenComparing(NewRun::singletonKey, Comparator.nullsLast(Comparator.naturalOrder()));
@@ -247,7 +290,8 @@ public final class RunAdmissions {
 
     /**
      * One admission try; {@code null} when the caller should try again: an owner vanished between statements, or the
-     * key's row belongs to an owner whose retention has passed, which only the take-over statement replaces.
+     * key's row belongs to an owner whose retention has passed or who no longer exists, which only the take-over
+     * statement replaces.
      */
     private @Nullable Admission admitOnce(NewRun run, boolean firstTry) {
         MapSqlParameterSource params = parameters(run);

@@ -30,8 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * one key never hides the runs of another. The lock is held only for the claim statement, never while handlers
  * run.
  *
- * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds, and report each
- * run's fencing token and status so that the worker can tell attempts about cancellation and lost leases.
+ * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds whose row is not locked
+ * by another transaction (S-EX-16), and report each run's fencing token and status so that the worker can tell
+ * attempts about cancellation and lost leases. A claimed run whose handler never started is handed back (S-EX-17).
  */
 public final class RunClaims {
 
@@ -96,16 +97,59 @@ public final class RunClaims {
                 SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT {limit}
             )""".formatted(WAITING) + CLAIMED_CTES + "SELECT * FROM claimed";
 
+    /**
+     * S-EX-2, S-EX-16: extends the leases of the named runs this worker holds without ever waiting for a row lock.
+     * Rows another transaction has locked (a cancellation in a slow caller transaction, a take-over) are skipped
+     * and reported with {@code renewed = false} and their last committed state, so the worker can still tell a lost
+     * lease from a skipped one; the next heartbeat tries them again.
+     */
     private static final String HEARTBEAT = """
-            UPDATE {schema}.runs
-            SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'
+            WITH lockable AS (
+                SELECT id FROM {schema}.runs
+                WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                  AND environment = :environment
+                FOR UPDATE SKIP LOCKED
+            ), renewed AS (
+                UPDATE {schema}.runs r
+                SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'
+                FROM lockable l WHERE r.id = l.id
+                RETURNING r.id, r.fencing_token, r.status
+            )
+            SELECT id, fencing_token, status, true AS renewed FROM renewed
+            UNION ALL
+            SELECT id, fencing_token, status, false FROM {schema}.runs
             WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-              AND environment = :environment
-            RETURNING id, fencing_token, status
+              AND environment = :environment AND id NOT IN (SELECT id FROM lockable)
             """;
 
+    /**
+     * S-EX-3, S-EX-17: gives a claimed run whose handler never started back to the status it was claimed from,
+     * undoing the claim's attempt so that no retry budget is spent, fenced by the claim's token. The fencing token
+     * stays bumped, so the handed-back claim can never write an outcome. The status to return to is the one the
+     * event before the {@code CLAIMED} event recorded.
+     */
+    private static final String HAND_BACK = """
+            WITH handed AS (
+                UPDATE {schema}.runs r
+                SET status = coalesce((SELECT e.status FROM {schema}.run_events e
+                                       WHERE e.run_id = r.id AND e.seq < r.last_event_seq
+                                         AND e.status IN %s
+                                       ORDER BY e.seq DESC LIMIT 1), 'QUEUED'),
+                    attempts = r.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                    updated_at = statement_timestamp(), last_event_seq = r.last_event_seq + 1
+                WHERE r.id = :runId AND r.fencing_token = :fencingToken AND r.lease_owner = :worker
+                  AND r.status = 'RUNNING' AND r.environment = :environment
+                RETURNING r.*
+            ), handed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'HANDED_BACK', status, updated_at, :worker,
+                       'attempt ' || (attempts + 1) || ' never started: ' || :reason FROM handed
+            )
+            SELECT count(*) FROM handed
+            """.formatted(WAITING);
+
     /** What a heartbeat learned about one held run. */
-    public record HeldRun(UUID runId, long fencingToken, RunStatus status) {}
+    public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
     private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) -> new ClaimedRun(
             RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases"));
@@ -124,14 +168,17 @@ public final class RunClaims {
 
     private final String heartbeat;
 
+    private final String handBack;
+
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.environment = environment;
         this.schema = sql.schema();
         this.claim = sql.format(CLAIM);
         this.claimWithinLimit = sql.format(CLAIM_WITHIN_LIMIT);
         this.heartbeat = sql.format(HEARTBEAT);
+        this.handBack = sql.format(HAND_BACK);
     }
 
     /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
@@ -181,10 +228,26 @@ public final class RunClaims {
                 .query((rs, rowNum) -> new HeldRun(
                         rs.getObject("id", UUID.class),
                         rs.getLong("fencing_token"),
-                        RunStatus.valueOf(rs.getString("status"))))
+                        RunStatus.valueOf(rs.getString("status")),
+                        rs.getBoolean("renewed")))
                 .list()
                 .stream()
                 .collect(Collectors.toMap(HeldRun::runId, held -> held));
+    }
+
+    /**
+     * Hands a claimed run back without spending retry budget (S-EX-17): its handler never started. Returns whether
+     * the claim still held the run; a run cancelled or taken over meanwhile is left as it is.
+     */
+    public boolean handBack(ClaimedRun claimed, String worker, String reason) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("runId", claimed.run().id())
+                .addValue("fencingToken", claimed.fencingToken(), Types.BIGINT)
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("reason", reason, Types.VARCHAR);
+        Long handed = jdbc.sql(handBack).paramSource(params).query(Long.class).single();
+        return handed != null && handed > 0;
     }
 
     /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */

@@ -5,6 +5,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -12,18 +13,20 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Deletes finished runs in bounded batches (S-OP-3, S-OP-4, S-IK-9). One statement per batch:
  *
  * <ol>
- *   <li>pick the oldest finished runs of one status older than the given age, at most one batch, from the index on
- *       {@code (status, finished_at)}, starting at the cursor: the finish time of the last run the previous batch
- *       deleted. Without the cursor every batch would walk again over the index entries of the runs the previous
- *       batches deleted, which stay in the index until vacuum. {@code FOR UPDATE SKIP LOCKED} makes concurrent
- *       pruners take disjoint batches and never wait for each other; the automatic job also skips runs whose
- *       idempotency retention is still running (S-IK-9);
- *   <li>delete their idempotency rows (the key becomes free), their events, and the runs;
- *   <li>return how many runs were deleted and the new cursor.
+ *   <li>read the next finished runs of one status older than the given age (the batch's window), at most one batch,
+ *       from the index on {@code (status, finished_at)}, in finish order from the cursor: the finish time of the last
+ *       run the previous batch read. Without the cursor every batch would walk again over the index
+ *       entries of the runs the previous batches deleted, which stay in the index until vacuum. The automatic job
+ *       marks runs whose idempotency retention is still running, which it keeps (S-IK-9);
+ *   <li>lock the window's other runs with {@code FOR UPDATE SKIP LOCKED}, so that concurrent pruners never wait for
+ *       each other, and delete their idempotency rows (the key becomes free), their events, and the runs;
+ *   <li>return how many runs the window held, how many were eligible and how many were deleted (the difference was
+ *       skipped because another transaction held them, S-OP-8), the earliest retention it kept, and the new cursor.
  * </ol>
  *
- * One status at a time, so that the index returns the runs in finish order; with several statuses at once
- * PostgreSQL would sort every finished run for each batch.
+ * The window is read without locks, so a run skipped because it was locked is still counted and the cursor moves past
+ * it: a pass reports it as incomplete instead of losing track of it. One status at a time, so that the index returns
+ * the runs in finish order; with several statuses at once PostgreSQL would sort every finished run for each batch.
  *
  * Only finished runs are touched, which triggers and claims never lock, so pruning does not block them; the only
  * shared rows are expired idempotency rows that a trigger may be taking over at that moment.
@@ -31,18 +34,23 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class RunPruner {
 
     private static final String PRUNE_BATCH = """
-            WITH doomed AS (
-                SELECT r.id, r.environment, r.task_id, r.idempotency_key FROM {schema}.runs r
+            WITH window_runs AS (
+                SELECT r.id, r.finished_at,
+                       CASE WHEN :respectRetention THEN (
+                           SELECT k.retained_until FROM {schema}.idempotency_keys k
+                           WHERE k.environment = r.environment AND k.task_id = r.task_id
+                             AND k.idempotency_key = r.idempotency_key AND k.run_id = r.id
+                             AND k.retained_until > statement_timestamp())
+                       END AS retained_until
+                FROM {schema}.runs r
                 WHERE r.environment = :environment AND r.finished_at IS NOT NULL AND r.status = :status
                   AND r.finished_at < statement_timestamp() - :olderThanMs * interval '1 millisecond'
-                  AND r.finished_at >= :after
-                  AND (NOT :respectRetention OR NOT EXISTS (
-                        SELECT FROM {schema}.idempotency_keys k
-                        WHERE k.environment = r.environment AND k.task_id = r.task_id
-                          AND k.idempotency_key = r.idempotency_key AND k.run_id = r.id
-                          AND k.retained_until > statement_timestamp()))
+                  AND r.finished_at >= :afterFinishedAt AND (NOT :exclusive OR r.finished_at > :afterFinishedAt)
                 ORDER BY r.finished_at
                 LIMIT :batchSize
+            ), doomed AS (
+                SELECT r.id, r.environment, r.task_id, r.idempotency_key FROM {schema}.runs r
+                WHERE r.id IN (SELECT id FROM window_runs WHERE retained_until IS NULL)
                 FOR UPDATE SKIP LOCKED
             ), released_keys AS (
                 DELETE FROM {schema}.idempotency_keys k USING doomed d
@@ -51,9 +59,13 @@ public final class RunPruner {
             ), deleted_events AS (
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
             ), deleted_runs AS (
-                DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.finished_at
+                DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.id
             )
-            SELECT count(*) AS deleted, max(finished_at) AS last_finished_at FROM deleted_runs
+            SELECT (SELECT count(*) FROM window_runs) AS scanned,
+                   (SELECT count(*) FROM window_runs WHERE retained_until IS NULL) AS eligible,
+                   (SELECT count(*) FROM deleted_runs) AS deleted,
+                   (SELECT min(retained_until) FROM window_runs) AS earliest_retained_until,
+                   (SELECT max(finished_at) FROM window_runs) AS last_finished_at
             """;
 
     /** Expired retention rows are already treated as absent (S-IK-10); this only reclaims their space. */
@@ -88,20 +100,36 @@ public final class RunPruner {
     }
 
     /**
-     * Where a pass over one status has got to: the finish time of the last run it deleted. Runs that finished
-     * earlier were deleted, skipped because another pruner held them, or kept for their retention.
+     * Where a pass over one status has got to: the finish time of the last run it read. Runs that finished earlier
+     * were deleted, skipped because another transaction held them, or kept for their retention. Runs that finished
+     * at that very time are read again by the next batch (several runs finish in one statement), unless the cursor is
+     * {@code exclusive}: a pass moves past a time that a whole batch of undeletable runs shares.
      */
-    public record Cursor(OffsetDateTime lastFinishedAt) {
+    public record Cursor(OffsetDateTime lastFinishedAt, boolean exclusive) {
 
         /** Before the oldest finished run. */
-        public static final Cursor START = new Cursor(OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC));
+        public static final Cursor START = new Cursor(OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC), false);
+
+        /** The same time, excluding the runs that finished at it. */
+        public Cursor past() {
+            return new Cursor(lastFinishedAt, true);
+        }
     }
 
-    /** One batch's result: how many runs it deleted, and where the next batch starts. */
-    public record Batch(int deleted, Cursor next) {}
+    /**
+     * One batch's result.
+     *
+     * @param scanned runs in the batch's window
+     * @param deleted runs deleted
+     * @param skipped eligible runs not deleted because another transaction held them
+     * @param earliestRetainedUntil the earliest idempotency retention among the runs kept for it, if any
+     * @param next where the next batch starts
+     */
+    public record Batch(
+            int scanned, int deleted, int skipped, @Nullable OffsetDateTime earliestRetainedUntil, Cursor next) {}
 
     /**
-     * Deletes one batch of runs of {@code status} that finished at or after the cursor.
+     * Deletes one batch of runs of {@code status} that come after the cursor.
      *
      * @param respectRetention whether to keep runs whose idempotency retention has not expired (automatic job)
      */
@@ -113,12 +141,19 @@ public final class RunPruner {
                 .addValue("olderThanMs", olderThan.toMillis(), Types.BIGINT)
                 .addValue("respectRetention", respectRetention, Types.BOOLEAN)
                 .addValue("batchSize", batchSize, Types.INTEGER)
-                .addValue("after", after.lastFinishedAt(), Types.TIMESTAMP_WITH_TIMEZONE);
+                .addValue("afterFinishedAt", after.lastFinishedAt(), Types.TIMESTAMP_WITH_TIMEZONE)
+                .addValue("exclusive", after.exclusive(), Types.BOOLEAN);
         return jdbc.sql(pruneBatch)
                 .paramSource(params)
                 .query((rs, rowNum) -> {
                     OffsetDateTime last = rs.getObject("last_finished_at", OffsetDateTime.class);
-                    return new Batch(rs.getInt("deleted"), last == null ? after : new Cursor(last));
+                    int deleted = rs.getInt("deleted");
+                    return new Batch(
+                            rs.getInt("scanned"),
+                            deleted,
+                            rs.getInt("eligible") - deleted,
+                            rs.getObject("earliest_retained_until", OffsetDateTime.class),
+                            last == null ? after : new Cursor(last, false));
                 })
                 .single();
     }

@@ -64,11 +64,17 @@ public final class RunTransitions {
                 .addValue("id", runId, Types.OTHER)
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("status", status.name(), Types.VARCHAR)
-                .addValue("failureCode", failure == null ? null : failure.code(), Types.VARCHAR)
-                .addValue("failureClass", failure == null ? null : failure.exceptionClass(), Types.VARCHAR)
-                .addValue("failureMessage", failure == null ? null : failure.message(), Types.VARCHAR)
-                .addValue("actor", actor, Types.VARCHAR)
-                .addValue("detail", detail, Types.VARCHAR);
+                .addValue("failureCode", failure == null ? null : TextSanitizer.storable(failure.code()), Types.VARCHAR)
+                .addValue(
+                        "failureClass",
+                        failure == null ? null : TextSanitizer.storable(failure.exceptionClass()),
+                        Types.VARCHAR)
+                .addValue(
+                        "failureMessage",
+                        failure == null ? null : TextSanitizer.storable(failure.message()),
+                        Types.VARCHAR)
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR)
+                .addValue("detail", TextSanitizer.storable(detail), Types.VARCHAR);
         return jdbc.sql(finish).paramSource(params).query(RunRowMapper.INSTANCE).optional();
     }
 
@@ -80,8 +86,8 @@ public final class RunTransitions {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("id", runId, Types.OTHER)
                 .addValue("environment", environment, Types.VARCHAR)
-                .addValue("actor", actor, Types.VARCHAR)
-                .addValue("detail", reason, Types.VARCHAR);
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR)
+                .addValue("detail", TextSanitizer.storable(reason), Types.VARCHAR);
         return jdbc.sql(cancel).paramSource(params).query(RunRowMapper.INSTANCE).optional();
     }
 }

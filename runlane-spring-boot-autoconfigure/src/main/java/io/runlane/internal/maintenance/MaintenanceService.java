@@ -6,17 +6,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Recovers expired leases every {@code runlane.recovery.interval} (jittered), batch after batch until none is left
- * (S-EX-7). Safe on every instance at once.
+ * (S-EX-7), then cancels runs that ignored their cancellation past the grace (S-CA-5). Safe on every instance at
+ * once.
  */
 public final class MaintenanceService extends PeriodicJob {
 
     private final LeaseRescuer rescuer;
 
+    private final CancellationGrace cancellations;
+
     private volatile @Nullable Instant lastRecovery;
 
-    public MaintenanceService(LeaseRescuer rescuer, Duration interval) {
+    public MaintenanceService(LeaseRescuer rescuer, CancellationGrace cancellations, Duration interval) {
         super("recovery", interval);
         this.rescuer = rescuer;
+        this.cancellations = cancellations;
     }
 
     /** When lease recovery last completed, if ever. */
@@ -30,6 +34,10 @@ public final class MaintenanceService extends PeriodicJob {
         do {
             rescued = rescuer.rescueExpired();
         } while (rescued > 0 && isRunning() && !Thread.currentThread().isInterrupted());
+        int cancelled;
+        do {
+            cancelled = cancellations.cancelOverdue();
+        } while (cancelled > 0 && isRunning() && !Thread.currentThread().isInterrupted());
         lastRecovery = Instant.now();
     }
 }

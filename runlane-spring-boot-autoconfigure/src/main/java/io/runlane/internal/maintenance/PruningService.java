@@ -5,8 +5,10 @@ import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.RunPruner;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +18,11 @@ import org.jspecify.annotations.Nullable;
  * than that status's retention, in batches, until nothing is left or the tick's time budget is spent; runs whose
  * idempotency retention is still running are kept. Then it reclaims expired ownership rows. Batches skip locked
  * rows, so any number of instances may prune at once.
+ *
+ * <p>S-OP-10: each status's pass resumes where the previous tick's stopped ({@link Position}), so runs kept for their
+ * idempotency retention are not read again on every tick. A pass that reached the end starts again from the oldest
+ * run only once something behind its cursor may have become prunable: the earliest retention it kept has passed
+ * (compared with this instance's clock, so clock skew only delays it), or it skipped runs another transaction held.
  */
 public final class PruningService extends PeriodicJob {
 
@@ -32,6 +39,40 @@ public final class PruningService extends PeriodicJob {
     private final Duration timeBudget;
 
     private final EngineListener listener;
+
+    /**
+     * Where the job stands in one status: the cursor to resume from, the earliest retention kept behind it, whether
+     * runs behind it were skipped because locked, and whether the pass reached the end.
+     */
+    record Position(
+            RunPruner.Cursor cursor,
+            @Nullable OffsetDateTime earliestRetainedUntil,
+            boolean skippedBehind,
+            boolean reachedEnd) {
+
+        static final Position START = new Position(RunPruner.Cursor.START, null, false, false);
+
+        /** A finished pass starts again from the oldest run once a run behind it may have become prunable. */
+        Position nextStart(Instant now) {
+            boolean revisit = skippedBehind
+                    || (earliestRetainedUntil != null
+                            && !earliestRetainedUntil.toInstant().isAfter(now));
+            return reachedEnd && revisit ? START : this;
+        }
+
+        /** A pass that reached the end read every run of its last finish time, so the next one starts after it. */
+        Position after(PrunePass.Result pass) {
+            return new Position(
+                    pass.reachedEnd() ? pass.end().past() : pass.end(),
+                    PrunePass.earliest(earliestRetainedUntil, pass.earliestRetainedUntil()),
+                    skippedBehind || pass.skipped() > 0,
+                    pass.reachedEnd());
+        }
+    }
+
+    private final Map<RunStatus, Position> positions = new ConcurrentHashMap<>();
+
+    private volatile long lastScanned;
 
     private volatile @Nullable Instant lastRun;
 
@@ -68,19 +109,29 @@ public final class PruningService extends PeriodicJob {
         pruneOnce();
     }
 
+    /** Finished runs the last tick read, deleted or kept. */
+    public long lastScanned() {
+        return lastScanned;
+    }
+
     /** One tick: prunes every status within the time budget; returns the runs deleted. */
-    public long pruneOnce() {
+    public synchronized long pruneOnce() {
         long deadline = System.nanoTime() + timeBudget.toNanos();
         long deleted = 0;
+        long scanned = 0;
         for (RunStatus status : List.of(RunStatus.SUCCEEDED, RunStatus.CANCELLED, RunStatus.FAILED)) {
             Duration age = retention.get(status);
             if (age == null) {
                 continue;
             }
-            deleted += prunePass
-                    .pruneRespectingRetention(status, age, batchSize, deadline)
-                    .deleted();
+            Position start = positions.getOrDefault(status, Position.START).nextStart(Instant.now());
+            PrunePass.Result pass =
+                    prunePass.pruneRespectingRetention(status, age, batchSize, deadline, start.cursor());
+            positions.put(status, start.after(pass));
+            deleted += pass.deleted();
+            scanned += pass.scanned();
         }
+        lastScanned = scanned;
         int keys;
         do {
             keys = pruner.cleanExpiredKeys(batchSize);

@@ -13,14 +13,20 @@ import org.jspecify.annotations.Nullable;
  *
  * @param id the task id
  * @param queue the queue
- * @param handler the handler bean
+ * @param handler the handler bean, or a stand-in that looks it up on first use (see
+ *     {@link TaskDefinitionReader#read(Class, java.util.function.Supplier)})
  * @param handlerClass the user class of the handler (not a proxy)
  * @param payloadClass the raw payload class
  * @param payloadType the full generic payload type, for JSON mapping
  * @param idempotencyKeyTtl the task's retention, or {@code null} to use the configured default at trigger time
  * @param maxAttempts the attempt budget
- * @param backoff a fixed retry backoff, or {@code null} for the configured exponential backoff
+ * @param backoff the task's fixed retry backoff, or the first delay of its exponential one; {@code null} for the
+ *     configured initial backoff
  * @param noRetryFor exception types that fail the run at once
+ * @param backoffMultiplier the growth of an exponential backoff (at least 1), or 0 for a fixed {@code backoff} (or
+ *     the configured doubling when {@code backoff} is {@code null})
+ * @param maxBackoff the cap of the task's exponential backoff, or {@code null} for the configured maximum
+ * @param timeout how long one attempt may run, or {@code null} for the configured default (S-EX-21)
  */
 public record TaskDefinition(
         String id,
@@ -32,4 +38,13 @@ public record TaskDefinition(
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
         int maxAttempts,
         @Nullable Duration backoff,
-        List<Class<? extends Throwable>> noRetryFor) {}
+        List<Class<? extends Throwable>> noRetryFor,
+        double backoffMultiplier,
+        @Nullable Duration maxBackoff,
+        @Nullable Duration timeout) {
+
+    /** Whether the task declared a backoff of its own rather than leaving the configured one. */
+    public boolean declaresBackoff() {
+        return backoff != null || backoffMultiplier > 0 || maxBackoff != null;
+    }
+}

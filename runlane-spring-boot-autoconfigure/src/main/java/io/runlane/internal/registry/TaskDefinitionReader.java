@@ -7,6 +7,7 @@ import io.runlane.TaskHandler;
 import io.runlane.internal.RunlaneSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.ResolvableType;
@@ -15,7 +16,7 @@ import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
- * Turns a {@code @Task} bean into a {@link TaskDefinition}, checking every attribute so that a bad declaration
+ * Turns a {@code @Task} bean or bean class into a {@link TaskDefinition}, checking every attribute so that a bad declaration
  * fails start-up with a message naming the class (S-ID-2, S-QC-1) instead of failing its first trigger.
  */
 public final class TaskDefinitionReader {
@@ -26,13 +27,32 @@ public final class TaskDefinitionReader {
         this.settings = settings;
     }
 
+    /** Reads a handler instance's declaration; the definition runs that instance. */
     @SuppressWarnings("unchecked")
     public TaskDefinition read(Object bean) {
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
-        if (!(bean instanceof TaskHandler<?> handler)) {
+        requireHandler(handlerClass, bean instanceof TaskHandler<?>);
+        return read(handlerClass, (TaskHandler<Object>) bean);
+    }
+
+    /**
+     * Reads the declaration of a handler class without instantiating it; the definition looks the handler up with
+     * {@code lookup} when a run first needs it. Every attribute is still checked now, so a bad declaration fails
+     * start-up.
+     */
+    public TaskDefinition read(Class<?> handlerClass, Supplier<?> lookup) {
+        requireHandler(handlerClass, TaskHandler.class.isAssignableFrom(handlerClass));
+        return read(handlerClass, new LazyTaskHandler(lookup));
+    }
+
+    private static void requireHandler(Class<?> handlerClass, boolean implementsTaskHandler) {
+        if (!implementsTaskHandler) {
             throw new TaskDeclarationException(
                     handlerClass, "is annotated with @Task but does not implement TaskHandler");
         }
+    }
+
+    private TaskDefinition read(Class<?> handlerClass, TaskHandler<Object> handler) {
         Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
         if (task == null) {
             throw new TaskDeclarationException(handlerClass, "has no @Task annotation");
@@ -58,18 +78,25 @@ public final class TaskDefinitionReader {
                     handlerClass, "maxAttempts must be 0 (the default) or positive, but was " + task.maxAttempts());
         }
         int maxAttempts = task.maxAttempts() == 0 ? settings.defaultMaxAttempts() : task.maxAttempts();
-        Duration backoff = task.backoff().isEmpty() ? null : backoff(handlerClass, task.backoff());
+        Duration backoff = task.backoff().isEmpty() ? null : duration(handlerClass, "backoff", task.backoff());
+        Duration maxBackoff =
+                task.maxBackoff().isEmpty() ? null : duration(handlerClass, "maxBackoff", task.maxBackoff());
+        checkBackoff(handlerClass, backoff, task.backoffMultiplier(), maxBackoff);
+        Duration timeout = task.timeout().isEmpty() ? null : duration(handlerClass, "timeout", task.timeout());
         return new TaskDefinition(
                 id,
                 queue,
-                (TaskHandler<Object>) handler,
+                handler,
                 handlerClass,
                 payloadClass,
                 payload.getType(),
                 ttl,
                 maxAttempts,
                 backoff,
-                List.of(task.noRetryFor()));
+                List.of(task.noRetryFor()),
+                task.backoffMultiplier(),
+                maxBackoff,
+                timeout);
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
@@ -88,7 +115,31 @@ public final class TaskDefinitionReader {
         }
     }
 
-    private static Duration backoff(Class<?> handlerClass, String value) {
+    /**
+     * S-EX-4: a multiplier is 0 (fixed or configured) or at least 1; a maximum caps an exponential backoff only and
+     * is not shorter than the task's first delay. The configured initial delay is checked against it at run time.
+     */
+    private static void checkBackoff(
+            Class<?> handlerClass, @Nullable Duration backoff, double multiplier, @Nullable Duration maxBackoff) {
+        if (!(multiplier == 0 || multiplier >= 1) || Double.isInfinite(multiplier)) {
+            throw new TaskDeclarationException(
+                    handlerClass,
+                    "backoffMultiplier must be 0 (a fixed backoff) or a finite number of at least 1, but was "
+                            + multiplier);
+        }
+        if (maxBackoff != null && multiplier == 0 && backoff != null) {
+            throw new TaskDeclarationException(
+                    handlerClass,
+                    "maxBackoff '" + maxBackoff + "' needs an exponential backoff, but backoff '" + backoff
+                            + "' is fixed; set backoffMultiplier");
+        }
+        if (maxBackoff != null && backoff != null && maxBackoff.compareTo(backoff) < 0) {
+            throw new TaskDeclarationException(
+                    handlerClass, "maxBackoff " + maxBackoff + " must not be shorter than backoff " + backoff);
+        }
+    }
+
+    private static Duration duration(Class<?> handlerClass, String attribute, String value) {
         @Nullable Duration parsed;
         try {
             parsed = DurationFormatterUtils.parse(value, DurationFormat.Style.SIMPLE);
@@ -97,7 +148,7 @@ public final class TaskDefinitionReader {
         }
         if (parsed == null || parsed.isNegative() || parsed.isZero()) {
             throw new TaskDeclarationException(
-                    handlerClass, "backoff must be a positive duration such as '10s', but was '" + value + "'");
+                    handlerClass, attribute + " must be a positive duration such as '10s', but was '" + value + "'");
         }
         return parsed;
     }

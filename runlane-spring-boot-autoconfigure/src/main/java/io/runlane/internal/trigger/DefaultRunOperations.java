@@ -97,7 +97,10 @@ public final class DefaultRunOperations implements RunOperations {
         return events;
     }
 
-    /** Pairs each CLAIMED event with the event that ended its attempt. */
+    /**
+     * Pairs each CLAIMED event with the event that ended its attempt; a claim handed back before its handler
+     * started is no attempt (S-EX-17).
+     */
     @Override
     public List<RunAttempt> attempts(UUID runId) {
         List<RunAttempt> attempts = new ArrayList<>();
@@ -107,6 +110,9 @@ public final class DefaultRunOperations implements RunOperations {
                 claimed = event;
                 attempts.add(new RunAttempt(
                         runId, attempts.size() + 1, event.actor(), event.createdAt(), null, null, null, null));
+            } else if (claimed != null && event.type() == RunEventType.HANDED_BACK) {
+                attempts.remove(attempts.size() - 1);
+                claimed = null;
             } else if (claimed != null && endsAttempt(event.type())) {
                 RunAttempt open = attempts.remove(attempts.size() - 1);
                 attempts.add(new RunAttempt(
@@ -179,10 +185,27 @@ public final class DefaultRunOperations implements RunOperations {
         return admitter.admit(planner.planDerived(
                         tasks.require(source.taskId()),
                         source.payloadJson(),
-                        DefaultRunlaneTemplate.orNone(options),
+                        inheritingPartition(source, DefaultRunlaneTemplate.orNone(options)),
                         sourceType,
                         source.id()))
                 .run();
+    }
+
+    /**
+     * S-OP-9, S-QC-3: the new run stays in its source's queue and concurrency partition unless the options name
+     * others, so a rerun cannot escape the limit its source ran under. A source queue that is no longer declared
+     * fails the call like any undeclared queue (S-QC-1); the caller may then name a queue in the options.
+     */
+    private static TriggerOptions inheritingPartition(Run source, TriggerOptions options) {
+        return TriggerOptions.builder()
+                .idempotencyKey(options.idempotencyKey())
+                .idempotencyKeyTtl(options.idempotencyKeyTtl())
+                .singletonKey(options.singletonKey())
+                .concurrencyKey(options.concurrencyKey() != null ? options.concurrencyKey() : source.concurrencyKey())
+                .queue(options.queue() != null ? options.queue() : source.queue())
+                .delay(options.delay())
+                .runAt(options.runAt())
+                .build();
     }
 
     @Override

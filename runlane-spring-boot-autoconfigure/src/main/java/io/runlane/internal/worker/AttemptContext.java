@@ -28,6 +28,15 @@ final class AttemptContext implements RunContext {
 
     private volatile @Nullable Release release;
 
+    private final long startedNanos = System.nanoTime();
+
+    private volatile long cancellationSeenNanos;
+
+    private volatile boolean timedOut;
+
+    /** The thread running the handler, while it runs; guarded by {@code this}. */
+    private @Nullable Thread handlerThread;
+
     AttemptContext(ClaimedRun claimed, RunlaneTemplate runlane) {
         this.claimed = claimed;
         this.runlane = runlane;
@@ -77,7 +86,54 @@ final class AttemptContext implements RunContext {
     }
 
     void markCancellationRequested() {
-        this.cancellationRequested = true;
+        if (!cancellationRequested) {
+            cancellationSeenNanos = System.nanoTime();
+            this.cancellationRequested = true;
+        }
+    }
+
+    /** How long ago this worker learned that cancellation was requested, or {@code null} if it was not. */
+    @Nullable
+    Duration cancellationRequestedFor() {
+        return cancellationRequested ? Duration.ofNanos(System.nanoTime() - cancellationSeenNanos) : null;
+    }
+
+    /** How long the attempt has been running on this worker. */
+    Duration runningFor() {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
+    synchronized void handlerStarted() {
+        handlerThread = Thread.currentThread();
+    }
+
+    /**
+     * The handler returned or threw: clears an interrupt meant for it (by an attempt timeout, or by the handler
+     * itself), so the pooled thread starts its next attempt uninterrupted (S-EX-22).
+     */
+    synchronized void handlerEnded() {
+        handlerThread = null;
+        Thread.interrupted();
+    }
+
+    /** Interrupts the handler's thread if the handler is still running. */
+    synchronized void interruptHandler() {
+        if (handlerThread != null) {
+            handlerThread.interrupt();
+        }
+    }
+
+    /**
+     * The attempt's outcome was recorded as timed out: the handler is told to stop, heartbeats no longer count the
+     * attempt as held, and whatever the handler does later is not recorded.
+     */
+    void markTimedOut() {
+        this.timedOut = true;
+        this.leaseLost = true;
+    }
+
+    boolean timedOut() {
+        return timedOut;
     }
 
     void markLeaseLost() {

@@ -24,18 +24,26 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <ol>
  *   <li>read the payload back and validate it again; if that fails the run fails at once with {@code
- *       payload_invalid}, without calling the handler (S-ID-4);
- *   <li>call the handler;
+ *       payload_invalid}, without calling the handler (S-ID-4); any other failure before the handler (unknown task,
+ *       a class that cannot be loaded, a broken validator) fails it at once with {@code attempt_preparation_failed}
+ *       (S-EX-22);
+ *   <li>call the handler; afterwards the thread's interrupt flag is cleared, so an interrupt meant for this
+ *       attempt never reaches the next one on the same thread (S-EX-22);
  *   <li>returned: complete, or release if the handler asked for it (S-EX-6); threw: retry after the policy's delay
  *       or fail (S-EX-4, S-EX-5). A run whose cancellation was requested ends {@code CANCELLED} when the handler
  *       returns and {@code FAILED} when it throws (S-CA-2).
  * </ol>
  *
- * An outcome refused because the lease was lost is logged and dropped: the run's newer state wins.
+ * An outcome refused because the lease was lost is logged and dropped: the run's newer state wins. An outcome the
+ * database does not take is written again until it does (S-EX-20). An attempt that ran past its timeout already
+ * has its outcome ({@link AttemptTimeouts}); whatever its handler does later is not recorded.
  */
 final class AttemptRunner {
 
     private static final Log logger = LogFactory.getLog(AttemptRunner.class);
+
+    /** The code of a run failed because its attempt could not be prepared (S-EX-22). */
+    static final String ATTEMPT_PREPARATION_FAILED = "attempt_preparation_failed";
 
     private final TaskRegistry tasks;
 
@@ -53,6 +61,8 @@ final class AttemptRunner {
 
     private final CompletionWriter completions;
 
+    private final OutcomeRetries outcomeRetries;
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -61,7 +71,9 @@ final class AttemptRunner {
             FailureDescriber failures,
             EngineListener listener,
             TransactionTemplate transactions,
-            CompletionWriter completions) {
+            CompletionWriter completions,
+            OutcomeRetries outcomeRetries) {
+        this.outcomeRetries = outcomeRetries;
         this.transactions = transactions;
         this.completions = completions;
         this.tasks = tasks;
@@ -76,7 +88,8 @@ final class AttemptRunner {
      * Runs the attempt and records its outcome. A completion goes to the {@link CompletionWriter}, which records it
      * together with those of other slots, and the slot is free at once. Any other outcome is recorded in one
      * transaction with {@code followUp}, which may claim the slot's next run; if that transaction fails, the outcome
-     * is recorded again on its own, so a failing claim never loses an outcome.
+     * is recorded again on its own until the database answers (S-EX-20), so a failing claim or a database blip never
+     * loses an outcome.
      *
      * @return the run claimed for this slot, if any
      */
@@ -84,10 +97,11 @@ final class AttemptRunner {
     ClaimedRun run(AttemptContext context, String worker, Supplier<@Nullable ClaimedRun> followUp) {
         ClaimedRun claimed = context.claimed();
         Run run = claimed.run();
-        TaskDefinition task = tasks.require(run.taskId());
         long started = System.nanoTime();
+        TaskDefinition task;
         Object payload;
         try {
+            task = tasks.require(run.taskId());
             payload = payloads.fromJson(task, run.payloadJson());
         } catch (PayloadValidationException ex) {
             logger.warn(
@@ -98,12 +112,22 @@ final class AttemptRunner {
                     started,
                     "payload_invalid",
                     followUp);
+        } catch (Throwable ex) {
+            return failPreparation(context, worker, followUp, started, ex);
         }
         Throwable failure = null;
+        context.handlerStarted();
         try {
             task.handler().run(payload, context);
         } catch (Throwable ex) {
             failure = ex;
+        } finally {
+            context.handlerEnded();
+        }
+        if (context.timedOut()) {
+            logger.warn("Attempt " + context.attempt() + " of run " + run.id() + " returned after its timeout; its"
+                    + " outcome was already recorded as " + AttemptTimeouts.ATTEMPT_TIMEOUT);
+            return null;
         }
         if (failure == null) {
             AttemptContext.Release release = context.requestedRelease();
@@ -136,6 +160,32 @@ final class AttemptRunner {
                 followUp);
     }
 
+    /**
+     * Something other than the handler failed before it could be called: the task is unknown here, its payload
+     * class cannot be loaded, or the validator itself broke. Another attempt would fail the same way, so the run
+     * fails at once with {@value #ATTEMPT_PREPARATION_FAILED} (S-EX-22) instead of waiting for its lease to expire.
+     */
+    private @Nullable ClaimedRun failPreparation(
+            AttemptContext context,
+            String worker,
+            Supplier<@Nullable ClaimedRun> followUp,
+            long started,
+            Throwable ex) {
+        ClaimedRun claimed = context.claimed();
+        logger.error(
+                "Preparing attempt " + context.attempt() + " of run " + context.runId() + " (task '" + context.taskId()
+                        + "') failed; the run fails without calling its handler",
+                ex);
+        RunFailure failure =
+                failures.describe(ATTEMPT_PREPARATION_FAILED, ex.getClass().getName() + ": " + ex.getMessage());
+        return record(
+                context,
+                () -> outcomes.failIfHeld(context.runId(), claimed.fencingToken(), worker, failure, null),
+                started,
+                ATTEMPT_PREPARATION_FAILED,
+                followUp);
+    }
+
     private record Recorded(Optional<Run> after, @Nullable ClaimedRun next) {}
 
     private @Nullable ClaimedRun record(
@@ -150,7 +200,12 @@ final class AttemptRunner {
         } catch (RuntimeException ex) {
             logger.warn(
                     "Recording run " + context.runId() + " with its follow-up claim failed; recording it alone", ex);
-            recorded = new Recorded(outcome.get(), null);
+            Optional<Optional<Run>> answer = outcomeRetries.untilAnswered(
+                    "outcome '" + result + "' of run " + context.runId(), outcome, () -> !context.leaseLost());
+            if (answer.isEmpty()) {
+                return null;
+            }
+            recorded = new Recorded(answer.get(), null);
         }
         record(context, recorded.after().map(Run::status), startedNanos, result);
         return recorded.next();

@@ -4,7 +4,9 @@ import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.BatchCompletions;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,10 +30,11 @@ import org.jspecify.annotations.Nullable;
  * serve many runs instead of one each, and claiming the next runs never waits for a completion's round trip.
  *
  * <p>Until its batch is written a run stays {@code RUNNING} under this worker's lease, so it still counts against
- * concurrency limits (S-QC-2) and heartbeats keep extending its lease. A completion the writer could not record
- * (the database was unreachable for every retry) is logged and left to lease expiry, which retries the run
- * (S-EX-7), exactly as if the worker had died. At most {@value #MAX_WAITING} completions wait; a slot that would
- * exceed that waits for the writer, so a slow database slows claiming instead of filling memory.
+ * concurrency limits (S-QC-2) and heartbeats keep extending its lease. A completion the database does not take is
+ * written again until it does ({@link OutcomeRetries}, S-EX-20), so a database blip never runs a successful handler
+ * twice; only a worker stopping past its shutdown timeout abandons it to lease expiry (S-EX-7). At most {@value
+ * #MAX_WAITING} completions wait; a slot that would exceed that waits for the writer, so a slow database slows
+ * claiming instead of filling memory.
  */
 final class CompletionWriter {
 
@@ -45,10 +48,6 @@ final class CompletionWriter {
 
     private static final Duration GATHERING = Duration.ofMillis(1);
 
-    private static final int ATTEMPTS_PER_BATCH = 5;
-
-    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
-
     private record Completion(AttemptContext context, long startedNanos, long endedNanos) {}
 
     private static final Completion STOP = new Completion(null, 0, 0);
@@ -59,22 +58,48 @@ final class CompletionWriter {
 
     private final EngineListener listener;
 
+    private final OutcomeRetries retries;
+
     private final BlockingQueue<Completion> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
 
     /** Runs whose completion was submitted and is not yet written or given up: their leases are still held. */
     private final Set<UUID> waitingRunIds = ConcurrentHashMap.newKeySet();
 
+    /** Completions whose write failed, oldest first; only the writer's thread touches them. */
+    private final Deque<Completion> retrying = new ArrayDeque<>();
+
+    /** Failed writes since the last write that succeeded; the pause before the next retry doubles with it. */
+    private int failures;
+
+    private long nextRetryNanos;
+
     private @Nullable Thread thread;
 
-    CompletionWriter(BatchCompletions completions, String worker, EngineListener listener) {
+    CompletionWriter(BatchCompletions completions, String worker, EngineListener listener, OutcomeRetries retries) {
         this.completions = completions;
+        this.retries = retries;
         this.worker = worker;
         this.listener = listener;
     }
 
     void start(ThreadFactory threads) {
+        retries.resume();
         thread = threads.newThread(this::writeUntilStopped);
         thread.start();
+    }
+
+    boolean isAlive() {
+        Thread current = thread;
+        return current != null && current.isAlive();
+    }
+
+    /** Starts a new writing thread if the writer was started and its thread died (S-MO-4); returns whether. */
+    boolean restartIfDead(ThreadFactory threads) {
+        if (thread == null || thread.isAlive()) {
+            return false;
+        }
+        start(threads);
+        return true;
     }
 
     /** Records, soon, that the attempt's handler returned {@code startedNanos} ago ({@link System#nanoTime}). */
@@ -88,7 +113,10 @@ final class CompletionWriter {
         return waitingRunIds;
     }
 
-    /** Writes every completion submitted so far, then ends the writer's thread. */
+    /**
+     * Writes every completion submitted so far, then ends the writer's thread. Completions still failing after
+     * {@code timeout} are abandoned to lease expiry.
+     */
     void stop(Duration timeout) {
         if (thread == null) {
             return;
@@ -96,6 +124,10 @@ final class CompletionWriter {
         put(STOP);
         try {
             thread.join(timeout.toMillis());
+            if (thread.isAlive()) {
+                retries.giveUp();
+                thread.join(timeout.toMillis());
+            }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
@@ -116,30 +148,52 @@ final class CompletionWriter {
         }
     }
 
+    /**
+     * Takes and writes batches until stopped. Completions whose batch failed wait in {@link #retrying} and are
+     * written one by one once their pause is over, while new batches keep being written meanwhile; on stop, the
+     * writer keeps retrying them until they are answered or the worker gives up.
+     */
     private void writeUntilStopped() {
         List<Completion> batch = new ArrayList<>();
+        boolean stopping = false;
         while (true) {
-            Completion first;
-            try {
-                first = waiting.take();
-            } catch (InterruptedException ex) {
-                return;
-            }
             batch.clear();
-            batch.add(first);
-            gather(batch);
-            boolean stopping = batch.remove(STOP);
-            if (!batch.isEmpty()) {
-                write(batch);
-            }
             if (stopping) {
-                List<Completion> rest = new ArrayList<>();
-                waiting.drainTo(rest);
-                if (!rest.isEmpty()) {
-                    write(rest);
+                if (retrying.isEmpty()) {
+                    return;
                 }
-                return;
+                if (!retries.await(untilNextRetry())) {
+                    abandonRetrying();
+                    return;
+                }
+            } else {
+                Completion first;
+                try {
+                    first = retrying.isEmpty()
+                            ? waiting.take()
+                            : waiting.poll(untilNextRetry().toNanos(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException ex) {
+                    return;
+                }
+                if (first != null) {
+                    batch.add(first);
+                    gather(batch);
+                    stopping = batch.remove(STOP);
+                    if (stopping) {
+                        waiting.drainTo(batch);
+                        batch.remove(STOP);
+                    }
+                }
             }
+            if (!batch.isEmpty()) {
+                try {
+                    write(batch);
+                } catch (Throwable ex) {
+                    // The writer must outlive anything a batch throws; those runs' leases expire and are retried.
+                    logger.error("Recording the completion of " + batch.size() + " run(s) failed", ex);
+                }
+            }
+            retryDue();
         }
     }
 
@@ -168,39 +222,61 @@ final class CompletionWriter {
         }
     }
 
+    /** Writes the batch in one statement; if that fails, its completions are retried one by one. */
     private void write(List<Completion> batch) {
+        Map<UUID, RunStatus> completed;
         try {
-            writeOrGiveUp(batch);
-        } finally {
-            batch.forEach(
-                    completion -> waitingRunIds.remove(completion.context().runId()));
+            completed = completions.complete(held(batch), worker);
+        } catch (RuntimeException ex) {
+            logger.warn("Recording the completion of " + batch.size() + " run(s) failed; retrying them one by one", ex);
+            retrying.addAll(batch);
+            return;
         }
+        report(batch, completed);
     }
 
-    private void writeOrGiveUp(List<Completion> batch) {
-        List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
-        for (Completion completion : batch) {
-            attempts.add(new BatchCompletions.HeldAttempt(
-                    completion.context().runId(), completion.context().claimed().fencingToken()));
+    /**
+     * Once the pause after the last failure is over, writes the completions waiting for a retry one by one, each in
+     * its own statement, until one fails: that one moves to the back and the pause doubles ({@link OutcomeRetries}).
+     * One completion that keeps failing therefore holds back only itself, and during an outage each pause costs one
+     * failed statement, not one per completion.
+     */
+    private void retryDue() {
+        if (retrying.isEmpty() || !untilNextRetry().isZero()) {
+            return;
         }
-        Map<UUID, RunStatus> completed = null;
-        for (int attempt = 1; completed == null && attempt <= ATTEMPTS_PER_BATCH; attempt++) {
+        for (int left = retrying.size(); left > 0; left--) {
+            Completion next = retrying.removeFirst();
+            List<Completion> one = List.of(next);
             try {
-                completed = completions.complete(attempts, worker);
+                report(one, completions.complete(held(one), worker));
             } catch (RuntimeException ex) {
-                if (attempt == ATTEMPTS_PER_BATCH) {
-                    logger.error(
-                            "Recording the completion of " + batch.size() + " run(s) failed " + attempt
-                                    + " times; their leases will expire and recovery will retry them",
-                            ex);
-                    return;
-                }
-                logger.warn("Recording the completion of " + batch.size() + " run(s) failed; retrying", ex);
-                sleep(RETRY_DELAY.multipliedBy(attempt));
+                retrying.addLast(next);
+                failures++;
+                retries.logFailure("the completion of " + retrying.size() + " run(s)", failures, ex);
+                nextRetryNanos = System.nanoTime() + retries.delay(failures).toNanos();
+                return;
             }
         }
-        for (Completion completion : batch) {
+        failures = 0;
+    }
+
+    private Duration untilNextRetry() {
+        return Duration.ofNanos(Math.max(0, nextRetryNanos - System.nanoTime()));
+    }
+
+    private void abandonRetrying() {
+        logger.error("Recording the completion of " + retrying.size() + " run(s) is abandoned: the worker stopped"
+                + " past its shutdown timeout; lease expiry will recover them");
+        retrying.forEach(completion -> waitingRunIds.remove(completion.context().runId()));
+        retrying.clear();
+    }
+
+    /** Reports the written completions; those missing from {@code completed} were refused (fenced). */
+    private void report(List<Completion> written, Map<UUID, RunStatus> completed) {
+        for (Completion completion : written) {
             AttemptContext context = completion.context();
+            waitingRunIds.remove(context.runId());
             Duration took = Duration.ofNanos(completion.endedNanos() - completion.startedNanos());
             RunStatus status = completed.get(context.runId());
             if (status == null) {
@@ -213,11 +289,12 @@ final class CompletionWriter {
         }
     }
 
-    private static void sleep(Duration delay) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(delay.toMillis());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+    private static List<BatchCompletions.HeldAttempt> held(List<Completion> batch) {
+        List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
+        for (Completion completion : batch) {
+            attempts.add(new BatchCompletions.HeldAttempt(
+                    completion.context().runId(), completion.context().claimed().fencingToken()));
         }
+        return attempts;
     }
 }

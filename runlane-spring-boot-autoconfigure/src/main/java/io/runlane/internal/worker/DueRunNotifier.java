@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
@@ -19,6 +20,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * transaction would be simpler but PostgreSQL serialises the commits of notifying transactions, which would cap
  * trigger throughput at one commit flush at a time. Notifications are only a hint; polling remains the source of
  * truth.
+ *
+ * <p>The sending thread survives any failure (a dead one is started again by the next signal) and ends with
+ * {@link #stop()}, which the engine calls when it is closed (S-MO-4).
  */
 public final class DueRunNotifier {
 
@@ -37,6 +41,8 @@ public final class DueRunNotifier {
     private volatile @Nullable Runnable localWakeUp;
 
     private volatile @Nullable Thread sender;
+
+    private volatile boolean stopped;
 
     public DueRunNotifier(DataSource dataSource, String schema) {
         this.jdbc = new JdbcTemplate(dataSource);
@@ -75,8 +81,27 @@ public final class DueRunNotifier {
         }
     }
 
+    /** Ends the sending thread for good; later signals only wake the local worker. */
+    public void stop() {
+        Thread stopping;
+        synchronized (signal) {
+            stopped = true;
+            stopping = sender;
+            sender = null;
+        }
+        if (stopping != null) {
+            stopping.interrupt();
+            try {
+                stopping.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void ensureSender() {
-        if (sender == null) {
+        Thread current = sender;
+        if (!stopped && (current == null || !current.isAlive())) {
             CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-notifier-");
             threads.setDaemon(true);
             Thread thread = threads.newThread(this::sendUntilInterrupted);
@@ -101,6 +126,8 @@ public final class DueRunNotifier {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException ex) {
                 logger.debug("Could not notify workers of a due run; they will find it by polling", ex);
+            } catch (Throwable ex) {
+                logger.error("Notifying workers of a due run failed; they will find it by polling", ex);
             }
         }
     }

@@ -2,8 +2,12 @@ package io.runlane.internal.worker;
 
 import io.runlane.RunFailure;
 import io.runlane.RunlaneException;
+import io.runlane.internal.jdbc.TextSanitizer;
 
-/** Describes a failure for storage (S-EX-5): the exception's class and its message, truncated. */
+/**
+ * Describes a failure for storage (S-EX-5): the exception's class and its message, truncated, with any U+0000
+ * replaced so that PostgreSQL can store them (S-EX-25).
+ */
 public final class FailureDescriber {
 
     public static final String EXCEPTION = "exception";
@@ -16,11 +20,14 @@ public final class FailureDescriber {
 
     public RunFailure describe(Throwable failure) {
         String code = failure instanceof RunlaneException runlane ? runlane.code() : EXCEPTION;
-        return new RunFailure(code, failure.getClass().getName(), truncate(failure.getMessage()));
+        return new RunFailure(
+                TextSanitizer.storable(code),
+                TextSanitizer.storable(failure.getClass().getName()),
+                truncate(TextSanitizer.storable(failure.getMessage())));
     }
 
     public RunFailure describe(String code, String message) {
-        return new RunFailure(code, null, truncate(message));
+        return new RunFailure(TextSanitizer.storable(code), null, truncate(TextSanitizer.storable(message)));
     }
 
     /** Truncates at a code point boundary, marking the cut with an ellipsis. */

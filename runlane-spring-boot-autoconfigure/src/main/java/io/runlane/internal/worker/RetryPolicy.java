@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decides whether a failed attempt retries and after how long (S-EX-4): {@code maxAttempts} counts the first attempt
- * and only attempts that did not end in a release (S-EX-6); the delay is the task's fixed backoff, or exponential
- * from the initial backoff, doubling per spent attempt, capped at the maximum.
+ * and only attempts that did not end in a release (S-EX-6); the delay is the task's fixed backoff, or exponential:
+ * the first delay (the task's {@code backoff}, else the configured initial backoff) multiplied by the task's
+ * multiplier (else 2) once per further spent attempt, capped at the task's maximum (else the configured one).
  */
 public final class RetryPolicy {
 
@@ -33,10 +34,30 @@ public final class RetryPolicy {
         if (spent >= claimed.run().maxAttempts()) {
             return null;
         }
-        if (task != null && task.backoff() != null) {
+        if (task == null || !task.declaresBackoff()) {
+            return exponential(spent);
+        }
+        if (task.backoffMultiplier() == 0 && task.backoff() != null) {
             return task.backoff();
         }
-        return exponential(spent);
+        return exponential(
+                task.backoff() != null ? task.backoff() : initialBackoff,
+                task.backoffMultiplier() > 0 ? task.backoffMultiplier() : 2,
+                task.maxBackoff() != null ? task.maxBackoff() : maxBackoff,
+                spent);
+    }
+
+    /**
+     * {@code first * multiplier^(spentAttempts - 1)}, capped at {@code max}; computed in floating point, so a
+     * multiplier that overflows simply reaches the cap. A cap below the first delay wins (a task's cap under the
+     * configured initial backoff).
+     */
+    static Duration exponential(Duration first, double multiplier, Duration max, int spentAttempts) {
+        double nanos = first.toNanos() * Math.pow(multiplier, Math.max(0, spentAttempts - 1));
+        if (!(nanos < max.toNanos())) {
+            return max;
+        }
+        return Duration.ofNanos(Math.round(nanos));
     }
 
     /** The exponential delay after the given number of spent attempts (1: the initial backoff). */

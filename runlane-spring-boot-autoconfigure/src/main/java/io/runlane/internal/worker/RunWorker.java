@@ -1,6 +1,5 @@
 package io.runlane.internal.worker;
 
-import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
@@ -14,16 +13,13 @@ import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +32,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -52,9 +47,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the leases of every running attempt and tell attempts about cancellation (S-EX-2, S-CA-2), independently of
  * handler threads, so a CPU-bound handler keeps its lease.
  *
+ * <p>Free slots are shared between queues by a {@link QueueRotation} (S-QC-5). A run claimed is always either
+ * executed or handed back without spending budget (S-EX-17), even when another claim of the same poll fails or the
+ * worker stops meanwhile.
+ *
+ * <p>Every thread is supervised (S-MO-4): loop bodies catch everything, each heartbeat restarts a dead poller,
+ * listener or completion writer, the poller reschedules heartbeats that ended, and {@link #deadThreads()} names what
+ * is dead for the health check.
+ *
  * <p>Stopping (S-EX-8) stops claiming, waits up to the shutdown timeout for running attempts (their heartbeats go
- * on meanwhile), writes the completions still waiting, then stops heartbeats. Attempts still running after that are never interrupted; their leases
- * expire and recovery retries them, so no run is lost.
+ * on meanwhile), writes the completions still waiting, then stops heartbeats. Attempts still running after that are
+ * never interrupted; their leases expire and recovery retries them, so no run is lost.
  */
 public final class RunWorker implements SmartLifecycle {
 
@@ -62,13 +65,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private final String workerId;
 
-    private final DataSource dataSource;
-
     private final RunlaneSettings settings;
 
     private final ExecutionSettings execution;
-
-    private final TaskRegistry tasks;
 
     private final RunClaims claims;
 
@@ -76,15 +75,19 @@ public final class RunWorker implements SmartLifecycle {
 
     private final CompletionWriter completionWriter;
 
+    private final OutcomeRetries outcomeRetries = new OutcomeRetries();
+
+    private final AttemptTimeouts timeouts;
+
     private final RunlaneTemplate template;
 
     private final EngineListener listener;
 
     private final DueRunNotifier notifier;
 
-    private final List<String> taskIds;
+    private final QueueRotation rotation;
 
-    private final List<String> unlimitedQueues;
+    private final WorkerThreads threads;
 
     private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
 
@@ -102,15 +105,7 @@ public final class RunWorker implements SmartLifecycle {
 
     private @Nullable Semaphore slots;
 
-    private @Nullable Thread poller;
-
     private @Nullable ExecutorService executor;
-
-    private @Nullable ScheduledExecutorService heartbeats;
-
-    private @Nullable WakeUpListener wakeUpListener;
-
-    private @Nullable Thread listenerThread;
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
@@ -131,28 +126,42 @@ public final class RunWorker implements SmartLifecycle {
             DueRunNotifier notifier,
             TransactionTemplate transactions) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
-        this.dataSource = dataSource;
         this.settings = settings;
         this.execution = execution;
-        this.tasks = tasks;
         this.claims = claims;
         this.template = template;
         this.listener = listener;
         this.notifier = notifier;
-        this.taskIds = tasks.all().stream().map(TaskDefinition::id).toList();
-        this.unlimitedQueues = consumedQueues().stream()
-                .filter(queue -> !execution.concurrencyLimits().containsKey(queue))
-                .toList();
-        this.completionWriter = new CompletionWriter(completions, workerId, listener);
-        this.attempts = new AttemptRunner(
-                tasks,
-                payloads,
-                outcomes,
-                new RetryPolicy(execution),
-                new FailureDescriber(execution.maxFailureMessageLength()),
-                listener,
-                transactions,
+        this.rotation = new QueueRotation(
+                claims,
+                workerId,
+                consumedQueues(),
+                tasks.all().stream().map(TaskDefinition::id).toList(),
+                execution);
+        this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries);
+        RetryPolicy retries = new RetryPolicy(execution);
+        FailureDescriber failures = new FailureDescriber(execution.maxFailureMessageLength());
+        this.timeouts = new AttemptTimeouts(tasks, execution, outcomes, retries, failures, listener);
+        Heartbeats heartbeat = new Heartbeats(
+                claims,
+                workerId,
+                execution.leaseDuration(),
+                inFlight::values,
+                completionWriter::waitingRunIds,
+                listener);
+        this.threads = new WorkerThreads(
+                workerId,
+                this::pollUntilStopped,
+                () -> {
+                    // S-EX-21: attempts past their timeout end before the leases of the others are extended.
+                    timeouts.enforce(inFlight.values(), workerId);
+                    heartbeat.beat();
+                },
+                execution.heartbeatInterval(),
+                () -> new WakeUpListener(dataSource, settings.schema(), this::wake),
                 completionWriter);
+        this.attempts = new AttemptRunner(
+                tasks, payloads, outcomes, retries, failures, listener, transactions, completionWriter, outcomeRetries);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -165,6 +174,11 @@ public final class RunWorker implements SmartLifecycle {
         return inFlight.size();
     }
 
+    /** Attempts running past their timeout or their cancellation grace (S-EX-21, S-CA-5), described for health. */
+    public List<String> overdueAttempts() {
+        return timeouts.overdue(inFlight.values());
+    }
+
     /** When the polling thread last claimed successfully, if ever. */
     public @Nullable Instant lastPoll() {
         return lastPoll;
@@ -173,6 +187,14 @@ public final class RunWorker implements SmartLifecycle {
     /** The last polling failure, cleared by the next successful poll. */
     public @Nullable Throwable lastPollFailure() {
         return lastPollFailure;
+    }
+
+    /**
+     * The engine threads of a running worker that are dead now (S-MO-4): its poller, listener, completion writer or
+     * heartbeats. Supervision restarts them at the next heartbeat or poll; until then the worker is unhealthy.
+     */
+    public List<String> deadThreads() {
+        return threads.dead();
     }
 
     @Override
@@ -184,16 +206,9 @@ public final class RunWorker implements SmartLifecycle {
             }
             running = true;
             slots = new Semaphore(execution.concurrency());
-            executor = Executors.newFixedThreadPool(execution.concurrency(), daemonThreads("runlane-attempt-"));
-            heartbeats = Executors.newSingleThreadScheduledExecutor(daemonThreads("runlane-heartbeat-"));
-            long heartbeatMillis = execution.heartbeatInterval().toMillis();
-            completionWriter.start(daemonThreads("runlane-completions-"));
-            heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
-            wakeUpListener = new WakeUpListener(dataSource, settings.schema(), this::wake);
-            listenerThread = daemonThreads("runlane-listener-").newThread(wakeUpListener);
-            listenerThread.start();
-            poller = daemonThreads("runlane-poller-").newThread(this::pollUntilStopped);
-            poller.start();
+            executor = Executors.newFixedThreadPool(
+                    execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"));
+            threads.start();
             notifier.setLocalWakeUp(this::wake);
         } finally {
             lock.unlock();
@@ -204,26 +219,30 @@ public final class RunWorker implements SmartLifecycle {
 
     @Override
     public void stop() {
-        if (!running) {
-            return;
+        lock.lock();
+        try {
+            if (!running) {
+                return;
+            }
+            running = false;
+        } finally {
+            lock.unlock();
         }
-        running = false;
         notifier.setLocalWakeUp(null);
         wake();
-        join(poller);
-        wakeUpListener.stop();
+        threads.stopPolling();
         executor.shutdown();
         try {
             if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
+                outcomeRetries.giveUp();
             }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
         completionWriter.stop(execution.shutdownTimeout());
-        heartbeats.shutdownNow();
-        join(listenerThread);
+        threads.stopHeartbeats();
         logger.info("Runlane worker " + workerId + " stopped");
     }
 
@@ -247,9 +266,16 @@ public final class RunWorker implements SmartLifecycle {
         while (running) {
             boolean filledEverySlot = false;
             try {
-                filledEverySlot = pollOnce();
-                lastPoll = Instant.now();
-                lastPollFailure = null;
+                threads.superviseHeartbeats();
+                int free = slots.availablePermits();
+                QueueRotation.Poll poll = rotation.claim(free, this::dispatch);
+                filledEverySlot = free > 0 && poll.claimed() == free;
+                lastPollFailure = poll.failure();
+                if (poll.failure() == null) {
+                    lastPoll = Instant.now();
+                } else {
+                    logger.warn("Claiming runs failed; retrying after the poll interval", poll.failure());
+                }
             } catch (Throwable ex) {
                 // Any failure, errors included, must not end the polling thread: health reports it instead.
                 lastPollFailure = ex;
@@ -272,34 +298,36 @@ public final class RunWorker implements SmartLifecycle {
         awaitUntil(() -> slots.availablePermits() >= execution.concurrency(), CLAIM_COALESCING);
     }
 
-    /** Claims into free slots; returns whether every free slot was filled, so more due runs may be waiting. */
-    private boolean pollOnce() {
-        int free = slots.availablePermits();
-        if (free == 0) {
-            return false;
+    /**
+     * Starts a run the poll claimed on a free slot, or hands it back when the worker is stopping: every run claimed
+     * is executed or handed back, whatever else fails (S-EX-17). Never throws.
+     */
+    private void dispatch(ClaimedRun run) {
+        if (!running) {
+            handBack(run, "the worker is stopping");
+            return;
         }
-        List<ClaimedRun> claimed =
-                new ArrayList<>(claims.claimDue(workerId, unlimitedQueues, taskIds, free, execution.leaseDuration()));
-        for (String queue : consumedQueues()) {
-            Integer limit = execution.concurrencyLimits().get(queue);
-            if (limit != null && claimed.size() < free) {
-                claimed.addAll(claims.claimDueWithinLimit(
-                        workerId, queue, limit, taskIds, free - claimed.size(), execution.leaseDuration()));
-            }
-        }
-        for (ClaimedRun run : claimed) {
-            slots.acquireUninterruptibly();
-            AttemptContext context = started(run);
-            executor.execute(() -> execute(context));
-        }
-        return claimed.size() == free;
-    }
-
-    private AttemptContext started(ClaimedRun run) {
+        slots.acquireUninterruptibly();
         AttemptContext context = new AttemptContext(run, template);
         inFlight.put(run.run().id(), context);
-        listener.attemptStarted(run);
-        return context;
+        try {
+            executor.execute(() -> execute(context));
+        } catch (Throwable ex) {
+            inFlight.remove(run.run().id(), context);
+            slots.release();
+            handBack(run, ex instanceof RejectedExecutionException ? "the worker is stopping" : "not started: " + ex);
+        }
+    }
+
+    private void handBack(ClaimedRun run, String reason) {
+        try {
+            claims.handBack(run, workerId, reason);
+        } catch (Throwable ex) {
+            logger.warn(
+                    "Could not hand back run " + run.run().id() + " (" + reason + "); its lease will expire and"
+                            + " recovery will retry it",
+                    ex);
+        }
     }
 
     /**
@@ -311,15 +339,21 @@ public final class RunWorker implements SmartLifecycle {
         try {
             while (context != null) {
                 ClaimedRun next = null;
+                started(context);
                 try {
                     next = attempts.run(context, workerId, this::claimFollowUp);
-                } catch (RuntimeException ex) {
+                } catch (Throwable ex) {
                     logger.error(
                             "Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
                 } finally {
                     inFlight.remove(context.runId(), context);
                 }
-                context = next == null ? null : started(next);
+                if (next != null) {
+                    context = new AttemptContext(next, template);
+                    inFlight.put(next.run().id(), context);
+                } else {
+                    context = null;
+                }
             }
         } finally {
             slots.release();
@@ -327,39 +361,17 @@ public final class RunWorker implements SmartLifecycle {
         }
     }
 
-    /** Claims one more due run of an unlimited queue for a slot that just finished, while the worker runs. */
-    private @Nullable ClaimedRun claimFollowUp() {
-        if (!running || unlimitedQueues.isEmpty()) {
-            return null;
+    private void started(AttemptContext context) {
+        try {
+            listener.attemptStarted(context.claimed());
+        } catch (Throwable ex) {
+            logger.warn("Engine listener failed on the start of run " + context.runId(), ex);
         }
-        List<ClaimedRun> next = claims.claimDue(workerId, unlimitedQueues, taskIds, 1, execution.leaseDuration());
-        return next.isEmpty() ? null : next.get(0);
     }
 
-    /** Extends the leases of running attempts and of completions waiting to be written, and nothing else. */
-    private void heartbeat() {
-        Set<UUID> holding = new HashSet<>(inFlight.keySet());
-        holding.addAll(completionWriter.waitingRunIds());
-        if (holding.isEmpty()) {
-            return;
-        }
-        try {
-            Map<UUID, RunClaims.HeldRun> held = claims.heartbeat(workerId, holding, execution.leaseDuration());
-            for (AttemptContext context : inFlight.values()) {
-                RunClaims.HeldRun run = held.get(context.runId());
-                if (run == null || run.fencingToken() != context.claimed().fencingToken()) {
-                    if (!context.leaseLost()) {
-                        logger.warn("Run " + context.runId() + " attempt " + context.attempt()
-                                + " lost its lease; its outcome will be refused");
-                    }
-                    context.markLeaseLost();
-                } else if (run.status() == RunStatus.CANCELLATION_REQUESTED) {
-                    context.markCancellationRequested();
-                }
-            }
-        } catch (RuntimeException ex) {
-            logger.warn("Heartbeat failed; leases will be extended at the next one", ex);
-        }
+    /** Claims one more due run for a slot that just finished, while the worker runs (S-QC-5). */
+    private @Nullable ClaimedRun claimFollowUp() {
+        return running ? rotation.claimFollowUp() : null;
     }
 
     private List<String> consumedQueues() {
@@ -394,22 +406,5 @@ public final class RunWorker implements SmartLifecycle {
     private static Duration jittered(Duration interval) {
         double factor = 0.8 + ThreadLocalRandom.current().nextDouble() * 0.4;
         return Duration.ofNanos((long) (interval.toNanos() * factor));
-    }
-
-    private static CustomizableThreadFactory daemonThreads(String prefix) {
-        CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
-        factory.setDaemon(true);
-        return factory;
-    }
-
-    private static void join(@Nullable Thread thread) {
-        if (thread == null) {
-            return;
-        }
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

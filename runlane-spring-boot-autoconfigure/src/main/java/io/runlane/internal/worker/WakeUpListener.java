@@ -13,7 +13,7 @@ import org.postgresql.PGNotification;
 /**
  * Listens on {@code runlane_<schema>} with one dedicated connection and wakes the worker when a trigger commits a
  * run that is due at once. Notifications are only a hint: polling stays the source of truth, so a lost connection
- * costs latency, never runs; the listener reconnects after a pause.
+ * costs latency, never runs; the listener reconnects after a pause, whatever failed, errors included (S-MO-4).
  */
 final class WakeUpListener implements Runnable {
 
@@ -57,7 +57,7 @@ final class WakeUpListener implements Runnable {
                         wakeUp.run();
                     }
                 }
-            } catch (SQLException | RuntimeException ex) {
+            } catch (SQLException | RuntimeException | Error ex) {
                 if (running) {
                     // Warn once per outage; polling keeps working meanwhile.
                     if (healthy) {

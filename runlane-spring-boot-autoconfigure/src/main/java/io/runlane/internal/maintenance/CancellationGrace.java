@@ -1,0 +1,58 @@
+package io.runlane.internal.maintenance;
+
+import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.jdbc.ExpiredLeases;
+import java.time.Duration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Ends runs whose handler ignores a cancellation (S-CA-5):
+ *
+ * <ol>
+ *   <li>find runs in {@code CANCELLATION_REQUESTED} whose cancellation was requested more than {@code
+ *       runlane.worker.cancellation-grace} ago, by the database clock, in a bounded batch;
+ *   <li>for each, one statement fenced by the claim's token and by the status makes it {@code CANCELLED} and
+ *       revokes its lease, so its slot of the queue's concurrency limit is free and the handler's late outcome is
+ *       refused. An attempt that ended meanwhile wins; several instances change each run once.
+ * </ol>
+ *
+ * The worker's thread is not stopped: the handler keeps its worker slot until it returns.
+ */
+public final class CancellationGrace {
+
+    private static final Log logger = LogFactory.getLog(CancellationGrace.class);
+
+    private final ExpiredLeases runs;
+
+    private final AttemptOutcomes outcomes;
+
+    private final Duration grace;
+
+    private final int batchSize;
+
+    public CancellationGrace(ExpiredLeases runs, AttemptOutcomes outcomes, Duration grace, int batchSize) {
+        this.runs = runs;
+        this.outcomes = outcomes;
+        this.grace = grace;
+        this.batchSize = batchSize;
+    }
+
+    /** Cancels one batch of runs past the grace; returns how many runs this call changed. */
+    public int cancelOverdue() {
+        int cancelled = 0;
+        for (ClaimedRun overdue : runs.findOverdueCancellations(grace, batchSize)) {
+            String detail = "the handler did not stop within the cancellation grace of " + grace;
+            if (outcomes.cancelIfStillRequested(overdue.run().id(), overdue.fencingToken(), "maintenance", detail)
+                    .isPresent()) {
+                cancelled++;
+                logger.warn("Cancelled run " + overdue.run().id() + " of task '"
+                        + overdue.run().taskId()
+                        + "': its handler ignored the cancellation for longer than " + grace
+                        + "; its lease is revoked and its late outcome will be refused");
+            }
+        }
+        return cancelled;
+    }
+}

@@ -1,0 +1,130 @@
+package io.runlane.internal.worker;
+
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.jdbc.RunClaims;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Shares a worker's free slots fairly between its queues (S-QC-5).
+ *
+ * <p>The queues form groups: all queues without a concurrency limit together (one claim statement serves them,
+ * oldest run first), and each queue with a limit on its own (claimed under its advisory lock). Each poll starts at
+ * the next group in turn and offers every group an equal share of the free slots; what a group leaves unused goes
+ * to the groups after it, and slots still free after one round go to the groups that took their whole share. The
+ * single-slot claim of a slot that just finished ({@link #claimFollowUp}) also takes the next group in turn, falling
+ * back to the unlimited queues when that group has nothing due. So a deep backlog in one group can slow the others
+ * down to their share, never stop them.
+ *
+ * <p>Each group's runs are handed to the caller as soon as their statement commits, and a group whose claim fails
+ * does not stop the others: a run, once claimed, is always either executed or handed back (S-EX-17).
+ */
+final class QueueRotation {
+
+    /** A claim statement for one group of queues. */
+    private interface Group {
+
+        List<ClaimedRun> claim(int limit);
+    }
+
+    /** What one poll claimed, and the first failure of a group's claim, if any. */
+    record Poll(int claimed, @Nullable Throwable failure) {}
+
+    private final List<Group> groups = new ArrayList<>();
+
+    private final @Nullable Group unlimited;
+
+    private final AtomicInteger turn = new AtomicInteger();
+
+    QueueRotation(
+            RunClaims claims,
+            String workerId,
+            List<String> consumedQueues,
+            List<String> taskIds,
+            ExecutionSettings execution) {
+        Map<String, Integer> limits = execution.concurrencyLimits();
+        List<String> unlimitedQueues = consumedQueues.stream()
+                .filter(queue -> !limits.containsKey(queue))
+                .toList();
+        this.unlimited = unlimitedQueues.isEmpty()
+                ? null
+                : limit -> claims.claimDue(workerId, unlimitedQueues, taskIds, limit, execution.leaseDuration());
+        if (unlimited != null) {
+            groups.add(unlimited);
+        }
+        for (String queue : consumedQueues) {
+            Integer concurrencyLimit = limits.get(queue);
+            if (concurrencyLimit != null) {
+                groups.add(limit -> claims.claimDueWithinLimit(
+                        workerId, queue, concurrencyLimit, taskIds, limit, execution.leaseDuration()));
+            }
+        }
+    }
+
+    /**
+     * Claims up to {@code free} runs, handing each group's runs to {@code claimed} as soon as its statement
+     * returns. Never throws for a failing claim: the failure is returned after the other groups were claimed.
+     */
+    Poll claim(int free, Consumer<ClaimedRun> claimed) {
+        int groupCount = groups.size();
+        if (free < 1 || groupCount == 0) {
+            return new Poll(0, null);
+        }
+        int start = Math.floorMod(turn.getAndIncrement(), groupCount);
+        int remaining = free;
+        Throwable failure = null;
+        List<Group> tookTheirShare = new ArrayList<>();
+        for (int i = 0; i < groupCount && remaining > 0; i++) {
+            Group group = groups.get((start + i) % groupCount);
+            int share = (remaining + groupCount - i - 1) / (groupCount - i);
+            try {
+                int taken = claimInto(group, share, claimed);
+                remaining -= taken;
+                if (taken == share) {
+                    tookTheirShare.add(group);
+                }
+            } catch (Throwable ex) {
+                failure = failure == null ? ex : failure;
+            }
+        }
+        for (Group group : tookTheirShare) {
+            if (remaining == 0) {
+                break;
+            }
+            try {
+                remaining -= claimInto(group, remaining, claimed);
+            } catch (Throwable ex) {
+                failure = failure == null ? ex : failure;
+            }
+        }
+        return new Poll(free - remaining, failure);
+    }
+
+    /**
+     * Claims one run for a slot that just finished: from the next group in turn, else from the unlimited queues.
+     * Called inside the transaction that records the slot's previous outcome.
+     */
+    @Nullable
+    ClaimedRun claimFollowUp() {
+        if (groups.isEmpty()) {
+            return null;
+        }
+        Group group = groups.get(Math.floorMod(turn.getAndIncrement(), groups.size()));
+        List<ClaimedRun> next = group.claim(1);
+        if (next.isEmpty() && group != unlimited && unlimited != null) {
+            next = unlimited.claim(1);
+        }
+        return next.isEmpty() ? null : next.get(0);
+    }
+
+    private static int claimInto(Group group, int limit, Consumer<ClaimedRun> claimed) {
+        List<ClaimedRun> runs = group.claim(limit);
+        runs.forEach(claimed);
+        return runs.size();
+    }
+}

@@ -1,0 +1,164 @@
+package io.runlane.input;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.IdempotencyKeyActiveException;
+import io.runlane.RunStatus;
+import io.runlane.TriggerRequest;
+import io.runlane.TriggerResult;
+import io.runlane.testsupport.Concurrently;
+import io.runlane.testsupport.Concurrently.Outcome;
+import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.TestRunlane;
+import io.runlane.testsupport.TestTasks;
+import io.runlane.testsupport.TestTasks.ConfirmOrder;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An idempotency row whose run was deleted by hand (an orphan) does not block its key: a trigger takes it over in the
+ * admission statement, and a reset removes it (S-IK-13).
+ */
+class OrphanedKeyIntegrationTests {
+
+    private static final String TASK = "orders.confirm";
+
+    private static HikariDataSource dataSource;
+
+    private static TestRunlane runlane;
+
+    @BeforeAll
+    static void start() {
+        dataSource = TestDatabase.newDataSource(40);
+        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "orphan"), TestTasks.all());
+    }
+
+    @AfterAll
+    static void stop() {
+        dataSource.close();
+    }
+
+    private static String newOrder() {
+        return "o-" + UUID.randomUUID();
+    }
+
+    private static TriggerResult confirm(String order) {
+        return runlane.template().trigger(ConfirmOrder.class, new ConfirmOrder.Payload(order, 1));
+    }
+
+    /** Creates the key's owner and deletes its run by hand, leaving the key's row behind. */
+    private static UUID orphan(String order, RunStatus finishedAs) {
+        UUID runId = confirm(order).runId();
+        if (finishedAs != null) {
+            runlane.finish(runId, finishedAs);
+        }
+        runlane.jdbc().update("DELETE FROM " + runlane.schema() + ".run_events WHERE run_id = ?", runId);
+        runlane.jdbc().update("DELETE FROM " + runlane.schema() + ".runs WHERE id = ?", runId);
+        assertThat(runlane.hasKeyRow(TASK, "order." + order)).isTrue();
+        return runId;
+    }
+
+    private static UUID keyOwner(String order) {
+        return runlane.jdbc()
+                .queryForObject(
+                        "SELECT run_id FROM " + runlane.schema() + ".idempotency_keys WHERE task_id = ?"
+                                + " AND idempotency_key = ?",
+                        UUID.class,
+                        TASK,
+                        "order." + order);
+    }
+
+    @Test
+    @DisplayName("Finding 15, S-IK-13: a trigger takes over a key whose active owner was deleted by hand")
+    void triggerTakesOverAnOrphanedActiveKey() {
+        String order = newOrder();
+        UUID deleted = orphan(order, null);
+
+        TriggerResult result = confirm(order);
+
+        assertThat(result.created()).isTrue();
+        assertThat(result.runId()).isNotEqualTo(deleted);
+        assertThat(keyOwner(order)).isEqualTo(result.runId());
+        assertThat(confirm(order).runId()).as("the new run owns the key").isEqualTo(result.runId());
+    }
+
+    @Test
+    @DisplayName("Finding 15, S-IK-13: a trigger takes over a key whose retained owner was deleted by hand")
+    void triggerTakesOverAnOrphanedRetainedKey() {
+        String order = newOrder();
+        orphan(order, RunStatus.SUCCEEDED);
+
+        TriggerResult result = confirm(order);
+
+        assertThat(result.created()).isTrue();
+        assertThat(keyOwner(order)).isEqualTo(result.runId());
+    }
+
+    @Test
+    @DisplayName("Finding 15, S-IK-13: a batch item takes over an orphaned key")
+    void batchTakesOverAnOrphanedKey() {
+        String order = newOrder();
+        orphan(order, null);
+
+        List<TriggerResult> results = runlane.template()
+                .triggerAll(List.of(
+                        TriggerRequest.of(TASK, new ConfirmOrder.Payload(order, 1)),
+                        TriggerRequest.of(TASK, new ConfirmOrder.Payload(newOrder(), 1))));
+
+        assertThat(results).allMatch(TriggerResult::created);
+        assertThat(keyOwner(order)).isEqualTo(results.get(0).runId());
+    }
+
+    @Test
+    @DisplayName("Finding 15, S-IK-13, S-IK-7: 32 concurrent triggers on an orphaned key create exactly one run")
+    void concurrentTriggersOnAnOrphanedKeyCreateOneRun() {
+        for (int round = 0; round < 3; round++) {
+            String order = newOrder();
+            orphan(order, null);
+            long runsBefore = runlane.rowCounts().runs();
+
+            List<Outcome<TriggerResult>> outcomes = Concurrently.run(32, caller -> () -> confirm(order));
+
+            assertThat(outcomes).noneMatch(Outcome::failed);
+            Set<UUID> runIds =
+                    outcomes.stream().map(outcome -> outcome.value().runId()).collect(Collectors.toSet());
+            assertThat(runIds).hasSize(1);
+            assertThat(outcomes.stream().filter(outcome -> outcome.value().created()))
+                    .hasSize(1);
+            assertThat(runlane.rowCounts().runs()).isEqualTo(runsBefore + 1);
+            assertThat(keyOwner(order)).isEqualTo(runIds.iterator().next());
+        }
+    }
+
+    @Test
+    @DisplayName("Finding 15, S-IK-13: a reset removes an orphaned key row and reports it reset")
+    void resetRemovesAnOrphanedKey() {
+        String order = newOrder();
+        orphan(order, null);
+
+        boolean reset = runlane.template().idempotencyKeys().reset(TASK, "order." + order);
+
+        assertThat(reset).isTrue();
+        assertThat(runlane.hasKeyRow(TASK, "order." + order)).isFalse();
+        assertThat(confirm(order).created()).isTrue();
+    }
+
+    @Test
+    @DisplayName("S-IK-8: a reset still refuses a key whose active owner exists")
+    void resetStillRefusesAnActiveOwner() {
+        String order = newOrder();
+        UUID owner = confirm(order).runId();
+
+        assertThatThrownBy(() -> runlane.template().idempotencyKeys().reset(TASK, "order." + order))
+                .isInstanceOf(IdempotencyKeyActiveException.class)
+                .hasMessageContaining(owner.toString());
+    }
+}
