@@ -28,15 +28,7 @@ record ClockSkew(Path library, Duration offset) {
 
     Map<String, String> environment() {
         long minutes = offset.toMinutes();
-        return Map.of(
-                "LD_PRELOAD",
-                library.toString(),
-                "FAKETIME",
-                (minutes >= 0 ? "+" : "") + minutes + "m",
-                "FAKETIME_DONT_FAKE_MONOTONIC",
-                "1",
-                "FAKETIME_NO_CACHE",
-                "0");
+        return Map.of("LD_PRELOAD", library.toString(), "FAKETIME", (minutes >= 0 ? "+" : "") + minutes + "m");
     }
 
     @Override
