@@ -2,7 +2,6 @@ package io.runlane.faults;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -164,12 +163,14 @@ final class FaultCluster implements AutoCloseable {
         proxies.forEach(TcpProxy::close);
     }
 
-    private static void awaitReady(FaultNode node) {
-        try {
-            node.awaitReady(READY_TIMEOUT);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
+    /** Drops the suite's schemas from a server the suite did not start, once every scenario passed. */
+    void dropSchemas() {
+        try (Connection connection = connect();
+                Statement statement = connection.createStatement()) {
+            statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            statement.execute("DROP SCHEMA IF EXISTS " + effectSchema() + " CASCADE");
+        } catch (SQLException ex) {
+            System.err.println("Dropping the suite's schemas failed: " + ex);
         }
     }
 
@@ -196,9 +197,5 @@ final class FaultCluster implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
-    }
-
-    static void createDirectories(Path directory) throws IOException {
-        Files.createDirectories(directory);
     }
 }

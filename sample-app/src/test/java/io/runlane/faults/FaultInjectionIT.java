@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
@@ -59,6 +60,12 @@ class FaultInjectionIT {
 
     private boolean skewed;
 
+    private int started;
+
+    private int passed;
+
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
     @BeforeAll
     void startCluster() throws Exception {
         FaultDatabase.deleteRecursively(directory);
@@ -79,8 +86,14 @@ class FaultInjectionIT {
 
     @AfterAll
     void stopCluster() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
         if (cluster != null) {
             cluster.close();
+            if (database != null && !database.restartable() && passed == started) {
+                cluster.dropSchemas();
+            }
         }
         if (database != null) {
             try {
@@ -90,6 +103,11 @@ class FaultInjectionIT {
             }
         }
         lines.forEach(System.out::println);
+        try {
+            Files.write(directory.resolve("FAULTS.txt"), lines);
+        } catch (IOException ex) {
+            System.err.println("Writing FAULTS.txt failed: " + ex);
+        }
     }
 
     @TestFactory
@@ -108,6 +126,7 @@ class FaultInjectionIT {
                 return;
             }
         }
+        started++;
         Path scenarioDirectory = directory.resolve(scenario.name());
         Files.createDirectories(scenarioDirectory);
         cluster.restore();
@@ -157,6 +176,7 @@ class FaultInjectionIT {
         report.note("re-executions by reason: " + report.reasonSummary());
         write(scenarioDirectory, evidence, report);
         lines.add(report.line());
+        passed += report.passed() ? 1 : 0;
         System.out.println(report.line());
         assertThat(report.violations())
                 .as("%s: broken invariants (evidence under %s)", report.line(), scenarioDirectory)
