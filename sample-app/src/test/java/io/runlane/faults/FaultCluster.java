@@ -121,7 +121,7 @@ final class FaultCluster implements AutoCloseable {
 
     /**
      * Starts {@code node} (already stopped) with {@code skew} and waits until it is ready. A start that fails because
-     * the database was unreachable at that moment (a combined scenario restarts it) is tried again, up to three times.
+     * the database was unreachable at that moment (a combined scenario restarts it) is tried again, up to ten times.
      */
     void restart(FaultNode node, @Nullable ClockSkew skew) throws IOException, InterruptedException {
         for (int attempt = 1; ; attempt++) {
@@ -130,7 +130,7 @@ final class FaultCluster implements AutoCloseable {
                 node.awaitReady(READY_TIMEOUT);
                 return;
             } catch (FaultNode.ExitedWhileStarting ex) {
-                if (attempt == 3) {
+                if (attempt == 10) {
                     throw ex;
                 }
                 System.out.println("FAULTS-EVENT " + ex.getMessage() + "; starting it again");
