@@ -1,6 +1,5 @@
 package io.runlane.faults;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,8 +106,8 @@ final class FaultNode implements AutoCloseable {
         Files.writeString(
                 log,
                 "\n==== start " + instance() + (skew == null ? "" : " with clock " + skew) + " ====\n",
-                java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.APPEND);
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
         process = builder.start();
     }
 
@@ -203,6 +203,6 @@ final class FaultNode implements AutoCloseable {
         if (path == null || path.isBlank()) {
             path = System.getProperty("java.class.path");
         }
-        return String.join(File.pathSeparator, path.split(File.pathSeparator));
+        return path;
     }
 }
