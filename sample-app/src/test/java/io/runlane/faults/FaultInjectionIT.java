@@ -168,6 +168,9 @@ class FaultInjectionIT {
         new InvariantCheck(evidence, load.acks(), allKeys, context.killed(), context.stopped())
                 .check(report, scenario.name());
         report.unanswered = load.unanswered();
+        List<String> unfounded = LeaseLossWarnings.unfounded(directory, scenario.name(), evidence);
+        report.unfoundedLeaseLossWarnings = unfounded.size();
+        unfounded.forEach(warning -> report.note("lease-loss warning without a lease expiry: " + warning));
         checkExpectations(scenario, context, evidence, report);
         context.notes().forEach(report::note);
         System.out.println("FAULTS-EVENT scenario=" + scenario.name() + " triggers answered=" + load.answered()

@@ -46,6 +46,8 @@ final class FaultReport {
 
     int unanswered;
 
+    int unfoundedLeaseLossWarnings;
+
     private final List<String> violations = new ArrayList<>();
 
     private final Set<UUID> offendingRuns = new LinkedHashSet<>();
@@ -111,7 +113,8 @@ final class FaultReport {
                 + stuck + " reexecuted=" + reexecuted + " max_stall_ms=" + maxStallMillis + " failed=" + failed
                 + " event_violations=" + eventViolations + " unexplained_reexecutions=" + unexplained
                 + " missing_effects=" + missingEffects + " zombie_completions_refused=" + zombiesRefused
-                + " unanswered_triggers=" + unanswered + " seed=" + seed;
+                + " unanswered_triggers=" + unanswered + " unfounded_lease_loss_warnings=" + unfoundedLeaseLossWarnings
+                + " seed=" + seed;
     }
 
     String reasonSummary() {
