@@ -21,9 +21,14 @@ record ClockSkew(Path library, Duration offset) {
             Path.of("/usr/lib/faketime/libfaketime.so.1"),
             Path.of("/usr/local/lib/faketime/libfaketime.so.1"));
 
-    /** The offset with the installed libfaketime, or empty when it is not installed. */
+    /**
+     * The offset with the installed libfaketime, or empty when it is not installed. The system property {@code
+     * faults.libfaketime} names the library where it is installed elsewhere.
+     */
     static Optional<ClockSkew> of(Duration offset) {
-        return LIBRARIES.stream().filter(Files::isReadable).findFirst().map(library -> new ClockSkew(library, offset));
+        String configured = System.getProperty("faults.libfaketime", "");
+        List<Path> candidates = configured.isBlank() ? LIBRARIES : List.of(Path.of(configured));
+        return candidates.stream().filter(Files::isReadable).findFirst().map(library -> new ClockSkew(library, offset));
     }
 
     Map<String, String> environment() {
