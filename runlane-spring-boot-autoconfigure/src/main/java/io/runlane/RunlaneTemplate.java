@@ -37,4 +37,7 @@ public interface RunlaneTemplate {
 
     /** Operates on idempotency key ownership. */
     IdempotencyKeyOperations idempotencyKeys();
+
+    /** Reads and operates on schedules (S-SC-5). */
+    ScheduleOperations schedules();
 }

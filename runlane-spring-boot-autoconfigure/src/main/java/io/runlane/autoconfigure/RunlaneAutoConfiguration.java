@@ -12,10 +12,14 @@ import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.PruningSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.ScheduleSettings;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.schedule.DeclaredSchedules;
+import io.runlane.internal.schedule.ScheduleAnnotations;
+import io.runlane.internal.schedule.ScheduleFirer;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -40,6 +44,7 @@ import org.springframework.boot.sql.init.dependency.DatabaseInitializationDepend
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
@@ -128,6 +133,13 @@ public final class RunlaneAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    ScheduleSettings runlaneScheduleSettings(RunlaneProperties properties) {
+        RunlaneProperties.Schedules schedules = properties.getSchedules();
+        return new ScheduleSettings(schedules.getPollInterval(), schedules.getCatchUpWindow());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", matchIfMissing = true)
     RunlaneSchemaInitializer runlaneSchemaInitializer(DataSource dataSource, RunlaneSettings settings) {
         return new RunlaneSchemaInitializer(dataSource, settings.schema());
@@ -157,6 +169,7 @@ public final class RunlaneAutoConfiguration {
             RunlaneSettings settings,
             ExecutionSettings execution,
             PruningSettings pruning,
+            ScheduleSettings schedules,
             TaskRegistry tasks,
             PayloadCodec payloads,
             ObjectProvider<EngineListener> listeners) {
@@ -167,6 +180,7 @@ public final class RunlaneAutoConfiguration {
                 settings,
                 execution,
                 pruning,
+                schedules,
                 tasks,
                 payloads,
                 CompositeEngineListener.of(all));
@@ -194,6 +208,26 @@ public final class RunlaneAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "runlane.pruning.enabled", matchIfMissing = true)
     PruningService runlanePruning(RunlaneEngine engine) {
         return engine.pruning();
+    }
+
+    /**
+     * The declared schedules ({@code @Schedule} on task classes, {@code runlane.schedules.<id>.*} on top), validated
+     * and written when the context starts: a bad declaration fails start-up naming its class or property (S-SC-5).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    DeclaredSchedules runlaneDeclaredSchedules(RunlaneEngine engine, Environment environment) {
+        DeclaredSchedules declared = new DeclaredSchedules(ScheduleAnnotations.merge(
+                ScheduleAnnotations.read(engine.tasks()), ConfiguredSchedules.bind(environment)));
+        engine.schedules().synchronizeDeclared(declared.declarations());
+        return declared;
+    }
+
+    /** Fires due schedules (S-SC-2); a lifecycle bean, started after the declared schedules are written. */
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleFirer runlaneScheduleFirer(RunlaneEngine engine, DeclaredSchedules declared) {
+        return engine.schedules().firer();
     }
 
     @Bean

@@ -4,6 +4,8 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.schedule.DeclaredSchedules;
+import io.runlane.internal.schedule.ScheduleFirer;
 import io.runlane.internal.worker.RunWorker;
 import java.util.Set;
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
@@ -22,6 +24,8 @@ public final class RunlaneDependsOnDatabaseInitializationDetector
                 RunlaneTemplate.class,
                 RunWorker.class,
                 MaintenanceService.class,
-                PruningService.class);
+                PruningService.class,
+                DeclaredSchedules.class,
+                ScheduleFirer.class);
     }
 }

@@ -34,6 +34,8 @@ public class RunlaneProperties {
 
     private final Health health = new Health();
 
+    private final Schedules schedules = new Schedules();
+
     /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -87,6 +89,39 @@ public class RunlaneProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public Schedules getSchedules() {
+        return schedules;
+    }
+
+    /**
+     * Schedules (S-SC). Declared schedules live beside these settings, under {@code runlane.schedules.<id>.task|cron|
+     * every|zone|payload|overlap|catch-up|enabled}; the auto-configuration binds them by id.
+     */
+    public static class Schedules {
+
+        /** How far back occurrences missed while no instance ran, or while paused, are still caught up. */
+        private Duration catchUpWindow = Duration.ofHours(1);
+
+        /** How often an instance looks for due schedules; a schedule fires late by at most this much. */
+        private Duration pollInterval = Duration.ofSeconds(10);
+
+        public Duration getCatchUpWindow() {
+            return catchUpWindow;
+        }
+
+        public void setCatchUpWindow(Duration catchUpWindow) {
+            this.catchUpWindow = catchUpWindow;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
     }
 
     /** Runlane's health indicator. */

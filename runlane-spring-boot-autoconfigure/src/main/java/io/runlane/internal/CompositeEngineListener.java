@@ -52,6 +52,16 @@ public final class CompositeEngineListener implements EngineListener {
         each(listener -> listener.runsPruned(runs, automatic));
     }
 
+    @Override
+    public void scheduleFired(String scheduleId, String taskId, Duration lag) {
+        each(listener -> listener.scheduleFired(scheduleId, taskId, lag));
+    }
+
+    @Override
+    public void scheduleSkipped(String scheduleId, String taskId) {
+        each(listener -> listener.scheduleSkipped(scheduleId, taskId));
+    }
+
     private void each(java.util.function.Consumer<EngineListener> call) {
         for (EngineListener listener : listeners) {
             try {

@@ -35,4 +35,10 @@ public interface EngineListener {
 
     /** Runs were pruned, by the automatic job or by an operator. */
     default void runsPruned(long runs, boolean automatic) {}
+
+    /** A schedule's occurrence created or returned a run, {@code lag} after the occurrence's time (S-SC-2). */
+    default void scheduleFired(String scheduleId, String taskId, Duration lag) {}
+
+    /** A schedule's occurrence was skipped because the schedule's previous run was active (S-SC-3). */
+    default void scheduleSkipped(String scheduleId, String taskId) {}
 }

@@ -19,6 +19,7 @@ import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.schedule.Schedules;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.TriggerEngine;
 import io.runlane.internal.worker.DueRunNotifier;
@@ -62,6 +63,8 @@ public final class RunlaneEngine implements AutoCloseable {
     private final BatchCompletions completions;
 
     private final DueRunNotifier notifier;
+
+    private final Schedules schedules;
 
     public RunlaneEngine(
             DataSource dataSource,
@@ -107,6 +110,28 @@ public final class RunlaneEngine implements AutoCloseable {
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener listener) {
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                pruningSettings,
+                ScheduleSettings.defaults(),
+                tasks,
+                payloads,
+                listener);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener listener) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
@@ -119,6 +144,17 @@ public final class RunlaneEngine implements AutoCloseable {
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
         this.notifier = notifier;
+        this.schedules = new Schedules(
+                jdbc,
+                sql,
+                environment,
+                transactions,
+                this::template,
+                tasks,
+                payloads,
+                transitions,
+                scheduleSettings,
+                listener);
         this.template = TriggerEngine.template(
                 settings,
                 tasks,
@@ -130,7 +166,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 pruner,
                 new IdempotencyKeyResets(jdbc, sql, environment),
                 notifier,
-                listener);
+                listener,
+                schedules.operations());
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -170,6 +207,7 @@ public final class RunlaneEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        schedules.firer().stop();
         worker.stop();
         notifier.stop();
     }
@@ -184,6 +222,11 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public RunlaneTemplate template() {
         return template;
+    }
+
+    /** The schedules: operations, the firer (a lifecycle, not started until started) and declared schedules. */
+    public Schedules schedules() {
+        return schedules;
     }
 
     public RunReads reads() {

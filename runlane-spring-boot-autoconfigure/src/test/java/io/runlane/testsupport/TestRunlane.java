@@ -4,8 +4,10 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.TaskHandler;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.PruningSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.ScheduleSettings;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
@@ -49,12 +51,46 @@ public final class TestRunlane {
             ExecutionSettings execution,
             EngineListener listener,
             List<TaskHandler<?>> handlers) {
+        this(dataSource, settings, execution, ScheduleSettings.defaults(), listener, handlers);
+    }
+
+    private TestRunlane(
+            DataSource dataSource,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            ScheduleSettings schedules,
+            EngineListener listener,
+            List<TaskHandler<?>> handlers) {
         this.dataSource = dataSource;
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
         TaskRegistry registry =
                 new TaskRegistry(handlers.stream().map(reader::read).toList());
         this.engine = new RunlaneEngine(
-                dataSource, new JdbcTransactionManager(dataSource), settings, execution, registry, PAYLOADS, listener);
+                dataSource,
+                new JdbcTransactionManager(dataSource),
+                settings,
+                execution,
+                PruningSettings.defaults(),
+                schedules,
+                registry,
+                PAYLOADS,
+                listener);
+    }
+
+    /**
+     * An instance with schedule settings, execution settings and a listener, schema created if needed. Its firer,
+     * worker and maintenance are not started.
+     */
+    public static TestRunlane withSchedules(
+            DataSource dataSource,
+            String schema,
+            ScheduleSettings schedules,
+            ExecutionSettings execution,
+            EngineListener listener,
+            TaskHandler<?>... handlers) {
+        new RunlaneSchemaInitializer(dataSource, schema).initialize();
+        return new TestRunlane(
+                dataSource, RunlaneSettings.defaults(schema), execution, schedules, listener, Arrays.asList(handlers));
     }
 
     /**
@@ -82,6 +118,12 @@ public final class TestRunlane {
         return this;
     }
 
+    /** Starts this instance's schedule firer. */
+    public TestRunlane startFirer() {
+        engine.schedules().firer().start();
+        return this;
+    }
+
     public TestRunlane startMaintenance() {
         engine.maintenance().start();
         return this;
@@ -89,6 +131,7 @@ public final class TestRunlane {
 
     /** Stops the worker (waiting for running attempts up to the shutdown timeout) and maintenance. */
     public void stop() {
+        engine.schedules().firer().stop();
         engine.worker().stop();
         engine.maintenance().stop();
     }

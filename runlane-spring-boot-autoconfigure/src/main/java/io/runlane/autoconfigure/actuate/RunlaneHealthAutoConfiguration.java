@@ -50,7 +50,8 @@ public final class RunlaneHealthAutoConfiguration {
                 context::isRunning,
                 configured == null
                         ? RunlaneHealthIndicator.DEFAULT_TIMEOUT
-                        : configured.getHealth().getTimeout());
+                        : configured.getHealth().getTimeout(),
+                () -> engine.schedules().overdue(RunlaneHealthIndicator.OVERDUE_SCHEDULE_POLLS));
     }
 
     /** A worker that has not completed a poll for ten poll intervals, and at least a minute, is stuck. */

@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -35,8 +36,9 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * (S-MO-5): during a database outage the pool would make it wait for a connection far longer than a probe does, so
  * the check answers {@code DOWN}, naming the time-out, instead of hanging. A query still running when the next check
  * comes is waited for again rather than started twice, so an outage holds at most one thread. Details also list
- * attempts of this worker running past their timeout or their cancellation grace (S-EX-21, S-CA-5); they do not make
- * the instance {@code DOWN}.
+ * attempts of this worker running past their timeout or their cancellation grace (S-EX-21, S-CA-5), and schedules whose
+ * next occurrence is overdue by more than {@value #OVERDUE_SCHEDULE_POLLS} schedule poll intervals (no instance is
+ * firing them, S-SC-5); they do not make the instance {@code DOWN}.
  *
  * <p>A stopped job counts only while the application is running, because Spring stops lifecycle beans on shutdown
  * and does not start them before the context is refreshed. The statistics query counts active runs only, so it stays
@@ -64,6 +66,11 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
     private final Duration timeout;
 
     private final ThreadPoolExecutor queries;
+
+    private final @Nullable Supplier<List<String>> overdueSchedules;
+
+    /** How many schedule poll intervals a schedule may be overdue before health lists it. */
+    public static final int OVERDUE_SCHEDULE_POLLS = 3;
 
     /** The statistics query last started; guarded by {@code this}. */
     private @Nullable CompletableFuture<Map<String, QueueStatistics>> pending;
@@ -93,7 +100,25 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
             Duration maxPollAge,
             BooleanSupplier applicationRunning,
             Duration timeout) {
+        this(statistics, queues, worker, recovery, pruning, maxPollAge, applicationRunning, timeout, null);
+    }
+
+    /**
+     * Creates the indicator; {@code overdueSchedules}, when given, lists the schedules overdue by more than {@value
+     * #OVERDUE_SCHEDULE_POLLS} poll intervals.
+     */
+    public RunlaneHealthIndicator(
+            RunStatistics statistics,
+            List<String> queues,
+            @Nullable RunWorker worker,
+            @Nullable MaintenanceService recovery,
+            @Nullable PruningService pruning,
+            Duration maxPollAge,
+            BooleanSupplier applicationRunning,
+            Duration timeout,
+            @Nullable Supplier<List<String>> overdueSchedules) {
         super("Runlane health check failed");
+        this.overdueSchedules = overdueSchedules;
         this.timeout = timeout;
         CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-health-");
         threads.setDaemon(true);
@@ -112,6 +137,7 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         describeBacklog(builder);
+        describeOverdueSchedules(builder);
         boolean expectRunning = applicationRunning.getAsBoolean();
         List<String> problems = new ArrayList<>();
         RunWorker currentWorker = worker;
@@ -147,6 +173,25 @@ public final class RunlaneHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("backlog", Map.of("waiting", waiting, "due", due));
         if (oldestDueAge != null) {
             builder.withDetail("oldestDueAge", oldestDueAge.toString());
+        }
+    }
+
+    private void describeOverdueSchedules(Health.Builder builder) throws Exception {
+        if (overdueSchedules == null) {
+            return;
+        }
+        List<String> overdue;
+        try {
+            overdue = CompletableFuture.supplyAsync(overdueSchedules, queries)
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException ex) {
+            throw new TimeoutException("Runlane's database did not answer within the health time-out of " + timeout
+                    + " (runlane.health.timeout)");
+        } catch (ExecutionException ex) {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
+        }
+        if (!overdue.isEmpty()) {
+            builder.withDetail("overdueSchedules", overdue);
         }
     }
 

@@ -28,11 +28,13 @@ import org.jspecify.annotations.Nullable;
  * tags {@code task}, {@code outcome}) and attempts ({@code runlane.attempts}, tags {@code task}, {@code result}),
  * times attempts ({@code runlane.attempt.duration}) and the delay from a run being due to an attempt starting
  * ({@code runlane.trigger.start.delay}, tag {@code task}), and counts pruned runs ({@code runlane.runs.pruned}, tag
- * {@code trigger} = {@code automatic} or {@code operator}) and recovered leases ({@code runlane.leases.recovered}).
+ * {@code trigger} = {@code automatic} or {@code operator}) and recovered leases ({@code runlane.leases.recovered}),
+ * counts schedule occurrences fired and skipped ({@code runlane.schedule.fires}, {@code runlane.schedule.skips}) and
+ * times how late occurrences fired ({@code runlane.schedule.lag}), tags {@code schedule} and {@code task}.
  * As a {@link MeterBinder} it gauges each declared queue's waiting runs ({@code runlane.queue.depth}) and the age of
  * its oldest due run ({@code runlane.queue.oldest.due.age}), tag {@code queue}.
  *
- * <p>Tags are bounded by the declared tasks and queues: never run ids or keys. The gauges read one statistics query
+ * <p>Tags are bounded by the declared tasks, queues and schedules: never run ids or keys. The gauges read one statistics query
  * for all queues and reuse its answer for {@code refreshInterval}, so scrapes of many gauges or many registries cost
  * at most one query per interval; a failed query makes the gauges report no value until the next one succeeds.
  */
@@ -51,6 +53,12 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     private final MeterProvider<Counter> pruned;
 
     private final Counter leasesRecovered;
+
+    private final MeterProvider<Counter> scheduleFires;
+
+    private final MeterProvider<Counter> scheduleSkips;
+
+    private final MeterProvider<Timer> scheduleLag;
 
     private final List<String> queues;
 
@@ -89,6 +97,15 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
                 .description("Running runs whose expired lease maintenance recovered")
                 .baseUnit("runs")
                 .register(registry);
+        this.scheduleFires = Counter.builder("runlane.schedule.fires")
+                .description("Schedule occurrences that created (or found) their run, by schedule and task")
+                .withRegistry(registry);
+        this.scheduleSkips = Counter.builder("runlane.schedule.skips")
+                .description("Schedule occurrences skipped because the previous run was active")
+                .withRegistry(registry);
+        this.scheduleLag = Timer.builder("runlane.schedule.lag")
+                .description("Time from a schedule occurrence to its firing")
+                .withRegistry(registry);
         this.queues = queues.stream().sorted().toList();
         this.statistics = new QueueStatisticsCache(statistics, refreshInterval);
     }
@@ -142,6 +159,17 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     @Override
     public void runsPruned(long runs, boolean automatic) {
         pruned.withTags("trigger", automatic ? "automatic" : "operator").increment(runs);
+    }
+
+    @Override
+    public void scheduleFired(String scheduleId, String taskId, Duration lag) {
+        scheduleFires.withTags("schedule", scheduleId, "task", taskId).increment();
+        scheduleLag.withTags("schedule", scheduleId, "task", taskId).record(lag.isNegative() ? Duration.ZERO : lag);
+    }
+
+    @Override
+    public void scheduleSkipped(String scheduleId, String taskId) {
+        scheduleSkips.withTags("schedule", scheduleId, "task", taskId).increment();
     }
 
     /** The last statistics answer, refreshed on demand at most once per interval. */

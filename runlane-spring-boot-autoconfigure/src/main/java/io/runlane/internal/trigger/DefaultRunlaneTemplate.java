@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleOperations;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
@@ -31,17 +32,21 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final IdempotencyKeyOperations idempotencyKeys;
 
+    private final ScheduleOperations schedules;
+
     DefaultRunlaneTemplate(
             TaskRegistry tasks,
             TriggerPlanner planner,
             RunAdmitter admitter,
             RunOperations runs,
-            IdempotencyKeyOperations idempotencyKeys) {
+            IdempotencyKeyOperations idempotencyKeys,
+            ScheduleOperations schedules) {
         this.tasks = tasks;
         this.planner = planner;
         this.admitter = admitter;
         this.runs = runs;
         this.idempotencyKeys = idempotencyKeys;
+        this.schedules = schedules;
     }
 
     @Override
@@ -79,6 +84,11 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     @Override
     public IdempotencyKeyOperations idempotencyKeys() {
         return idempotencyKeys;
+    }
+
+    @Override
+    public ScheduleOperations schedules() {
+        return schedules;
     }
 
     static TriggerOptions orNone(TriggerOptions options) {

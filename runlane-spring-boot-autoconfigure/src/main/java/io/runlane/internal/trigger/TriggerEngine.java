@@ -2,6 +2,7 @@ package io.runlane.internal.trigger;
 
 import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleOperations;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
@@ -29,12 +30,13 @@ public final class TriggerEngine {
             RunPruner pruner,
             IdempotencyKeyResets resets,
             DueRunNotifier notifier,
-            EngineListener listener) {
+            EngineListener listener,
+            ScheduleOperations schedules) {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
         DefaultRunOperations runs =
                 new DefaultRunOperations(reads, listing, transitions, pruner, tasks, planner, admitter, listener);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
-        return new DefaultRunlaneTemplate(tasks, planner, admitter, runs, keys);
+        return new DefaultRunlaneTemplate(tasks, planner, admitter, runs, keys, schedules);
     }
 }

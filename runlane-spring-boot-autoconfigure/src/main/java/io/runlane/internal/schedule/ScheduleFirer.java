@@ -1,0 +1,303 @@
+package io.runlane.internal.schedule;
+
+import io.runlane.IdempotencyKeyTtl;
+import io.runlane.OverlapPolicy;
+import io.runlane.RunStatus;
+import io.runlane.RunlaneException;
+import io.runlane.RunlaneTemplate;
+import io.runlane.SingletonConflictException;
+import io.runlane.TriggerOptions;
+import io.runlane.TriggerResult;
+import io.runlane.internal.EngineListener;
+import io.runlane.internal.ScheduleSettings;
+import io.runlane.internal.jdbc.RunTransitions;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.schedule.ScheduleStore.DueSchedule;
+import io.runlane.internal.trigger.PayloadCodec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Fires due schedules on this instance; every instance runs one, and the database decides who fires what (S-SC-2).
+ *
+ * <ol>
+ *   <li>In one transaction, lock one due schedule of a task this application has ({@code FOR UPDATE SKIP LOCKED}):
+ *       another instance firing it at the same moment skips it instead of waiting.
+ *   <li>Plan its occurrences from the database's {@code now} ({@link Occurrences}: catch-up window, misfire
+ *       threshold, catch-up policy).
+ *   <li>For each occurrence, apply the overlap policy against the schedule's last run (S-SC-3) and trigger the
+ *       task through the ordinary trigger path, which joins this transaction, with the idempotency key {@code
+ *       schedule.<id>.<occurrence epoch millis>}: even a second firer that somehow got the same occurrence would get
+ *       the same run back.
+ *   <li>Advance {@code next_fire_at} and record the last fire, last run and skips, and commit: the runs and the
+ *       schedule's progress become visible together, or not at all.
+ *   <li>Repeat until nothing is due, then sleep until the earliest known next fire time or the poll interval,
+ *       whichever is sooner. A schedule whose firing failed is left out for the rest of the pass and retried on the
+ *       next one.
+ * </ol>
+ */
+public final class ScheduleFirer implements SmartLifecycle {
+
+    /** The actor recorded on a run cancelled by {@link OverlapPolicy#CANCEL_OTHER}. */
+    static final String ACTOR = "runlane.schedule";
+
+    /** At most this many occurrences of one schedule are fired in one transaction (catch-up {@code ALL}). */
+    static final int MAX_FIRES_PER_TRANSACTION = 100;
+
+    /** The shortest sleep between passes, so that a due schedule another instance holds does not make us spin. */
+    private static final long MIN_DELAY_MS = 25;
+
+    private static final Log logger = LogFactory.getLog(ScheduleFirer.class);
+
+    private final ScheduleStore store;
+
+    private final TransactionTemplate transactions;
+
+    private final Supplier<RunlaneTemplate> template;
+
+    private final TaskRegistry tasks;
+
+    private final PayloadCodec payloads;
+
+    private final RunTransitions transitions;
+
+    private final ScheduleSettings settings;
+
+    private final EngineListener listener;
+
+    private @Nullable ScheduledExecutorService executor;
+
+    private @Nullable ScheduledFuture<?> pending;
+
+    /** Whether a pass is running; guarded by {@code this}. */
+    private boolean passing;
+
+    /** Whether a wake-up came during the running pass, which then runs again at once; guarded by {@code this}. */
+    private boolean wakeRequested;
+
+    ScheduleFirer(
+            ScheduleStore store,
+            TransactionTemplate transactions,
+            Supplier<RunlaneTemplate> template,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            RunTransitions transitions,
+            ScheduleSettings settings,
+            EngineListener listener) {
+        this.store = store;
+        this.transactions = transactions;
+        this.template = template;
+        this.tasks = tasks;
+        this.payloads = payloads;
+        this.transitions = transitions;
+        this.settings = settings;
+        this.listener = listener;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (executor != null) {
+            return;
+        }
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("runlane-schedules-");
+        threads.setDaemon(true);
+        executor = Executors.newSingleThreadScheduledExecutor(threads);
+        pending = executor.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (executor != null) {
+            executor.shutdownNow();
+            executor = null;
+            pending = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return executor != null;
+    }
+
+    /**
+     * Looks for due schedules at once, for example after a schedule was created, changed or resumed here. A pass that
+     * is running may have looked before the change, so it is followed by another at once; otherwise the waiting pass
+     * is brought forward. Either way one chain of passes remains.
+     */
+    public synchronized void wake() {
+        if (executor == null) {
+            return;
+        }
+        if (passing) {
+            wakeRequested = true;
+        } else if (pending != null && pending.cancel(false)) {
+            pending = executor.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Fires every schedule that is due now, one transaction per schedule, and returns how many were handled. Safe to
+     * call on any number of instances at once.
+     */
+    public int fireDue() {
+        return fireDue(new HashSet<>());
+    }
+
+    private int fireDue(Set<String> failed) {
+        Set<String> taskIds = taskIds();
+        if (taskIds.isEmpty()) {
+            return 0;
+        }
+        int handled = 0;
+        while (!Thread.currentThread().isInterrupted()) {
+            List<Runnable> reports = new ArrayList<>();
+            String[] current = new String[1];
+            Boolean fired;
+            try {
+                fired = transactions.execute(status -> fireOne(taskIds, failed, current, reports));
+            } catch (RuntimeException ex) {
+                if (current[0] == null) {
+                    throw ex;
+                }
+                logger.warn("Runlane could not fire schedule '" + current[0] + "'; retrying at the next poll", ex);
+                failed.add(current[0]);
+                continue;
+            }
+            if (!Boolean.TRUE.equals(fired)) {
+                return handled;
+            }
+            reports.forEach(Runnable::run);
+            handled++;
+        }
+        return handled;
+    }
+
+    private boolean fireOne(Set<String> taskIds, Set<String> failed, String[] current, List<Runnable> reports) {
+        List<DueSchedule> due = store.claimDue(taskIds, failed, 1);
+        if (due.isEmpty()) {
+            return false;
+        }
+        StoredSchedule schedule = due.get(0).schedule();
+        Instant now = due.get(0).now();
+        current[0] = schedule.id();
+        Occurrences plan = Occurrences.plan(
+                schedule.recurrence(),
+                schedule.nextFireAt(),
+                now,
+                settings.catchUpWindow(),
+                settings.misfireThreshold(),
+                schedule.catchUp(),
+                MAX_FIRES_PER_TRANSACTION);
+        TaskDefinition task = tasks.require(schedule.taskId());
+        UUID lastRunId = schedule.lastRunId();
+        RunStatus lastStatus = schedule.lastRunStatus();
+        boolean lastActive = lastStatus != null && lastStatus.isActive();
+        Instant lastFire = null;
+        UUID newLastRun = null;
+        int skipped = 0;
+        for (Instant occurrence : plan.fire()) {
+            lastFire = occurrence;
+            if (lastActive && schedule.overlap() == OverlapPolicy.SKIP) {
+                skipped++;
+                reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
+                continue;
+            }
+            if (lastActive && schedule.overlap() == OverlapPolicy.CANCEL_OTHER && lastRunId != null) {
+                transitions.cancel(
+                        lastRunId,
+                        ACTOR,
+                        "superseded by occurrence " + occurrence + " of schedule '" + schedule.id() + "' (S-SC-6)");
+            }
+            try {
+                TriggerResult result = template.get()
+                        .trigger(
+                                task.id(),
+                                payloads.fromJson(task, schedule.payloadJson()),
+                                options(schedule, occurrence));
+                lastRunId = result.runId();
+                newLastRun = lastRunId;
+                lastActive = result.run().status().isActive();
+                Duration lag = Duration.between(occurrence, now);
+                reports.add(() -> listener.scheduleFired(schedule.id(), schedule.taskId(), lag));
+            } catch (SingletonConflictException ex) {
+                skipped++;
+                reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
+            } catch (RunlaneException ex) {
+                logger.warn(
+                        "Runlane schedule '" + schedule.id() + "' could not trigger its occurrence " + occurrence
+                                + "; the occurrence is dropped",
+                        ex);
+            }
+        }
+        store.advance(schedule.id(), plan.next(), lastFire, newLastRun, skipped);
+        return true;
+    }
+
+    /**
+     * The occurrence's idempotency key (S-SC-2), retained as long as the catch-up window (at least a minute): an
+     * occurrence older than the window is never fired, so no later firing can need the key.
+     */
+    private TriggerOptions options(StoredSchedule schedule, Instant occurrence) {
+        Duration window = settings.catchUpWindow();
+        Duration retention = window.compareTo(Duration.ofMinutes(1)) < 0 ? Duration.ofMinutes(1) : window;
+        return TriggerOptions.builder()
+                .idempotencyKey(occurrenceKey(schedule.id(), occurrence))
+                .idempotencyKeyTtl(IdempotencyKeyTtl.of(retention))
+                .build();
+    }
+
+    static String occurrenceKey(String scheduleId, Instant occurrence) {
+        return "schedule." + scheduleId + "." + occurrence.toEpochMilli();
+    }
+
+    private Set<String> taskIds() {
+        Set<String> taskIds = new HashSet<>();
+        tasks.all().forEach(task -> taskIds.add(task.id()));
+        return taskIds;
+    }
+
+    private void tick() {
+        synchronized (this) {
+            passing = true;
+            wakeRequested = false;
+        }
+        long delay = settings.pollInterval().toMillis();
+        try {
+            Set<String> failed = new HashSet<>();
+            fireDue(failed);
+            Set<String> taskIds = taskIds();
+            if (failed.isEmpty() && !taskIds.isEmpty()) {
+                delay = store.nextDueInMillis(taskIds)
+                        .map(untilDue -> Math.max(
+                                MIN_DELAY_MS,
+                                Math.min(untilDue, settings.pollInterval().toMillis())))
+                        .orElse(delay);
+            }
+        } catch (Throwable ex) {
+            logger.warn("Runlane schedule firing failed; retrying at the next poll", ex);
+        }
+        synchronized (this) {
+            passing = false;
+            if (executor != null && !executor.isShutdown()) {
+                pending = executor.schedule(this::tick, wakeRequested ? 0 : delay, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+}
