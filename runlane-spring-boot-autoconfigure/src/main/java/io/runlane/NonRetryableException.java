@@ -12,4 +12,9 @@ public class NonRetryableException extends RunlaneException {
     public NonRetryableException(String message, @Nullable Throwable cause) {
         super("non_retryable", message, cause);
     }
+
+    /** For failures that have their own error code and never retry. */
+    protected NonRetryableException(String code, String message, @Nullable Throwable cause) {
+        super(code, message, cause);
+    }
 }

@@ -31,7 +31,9 @@ public record PruneRequest(Duration olderThan, Set<RunStatus> statuses, int batc
         for (RunStatus status : statuses) {
             if (!status.isTerminal()) {
                 throw new ConfigurationInvalidException(
-                        "statuses", "must be terminal, but includes the active status " + status + " (S-OP-3)");
+                        "statuses",
+                        "must be terminal, but includes the active status " + status
+                                + " (S-OP-3, see docs/guarantees.md#s-op-3)");
             }
         }
         if (batchSize < 1 || batchSize > 10_000) {

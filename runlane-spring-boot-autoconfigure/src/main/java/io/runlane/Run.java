@@ -27,6 +27,7 @@ import org.jspecify.annotations.Nullable;
  * @param concurrencyKey the concurrency key, if any
  * @param idempotencyKeyTtl the retention captured when the run was created, if it has an idempotency key
  * @param sourceType how this run was derived from {@code sourceRunId}: {@code RERUN} or {@code RETRY}
+ * @param resultJson a {@link TaskFunction}'s result as JSON, stored when the run succeeded (S-RS-1)
  */
 public record Run(
         UUID id,
@@ -46,7 +47,8 @@ public record Run(
         @Nullable UUID sourceRunId,
         @Nullable String concurrencyKey,
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
-        @Nullable String sourceType) {
+        @Nullable String sourceType,
+        @JsonRawValue @Nullable String resultJson) {
 
     /** When a terminal owner's idempotency retention ends, or {@code null} while active or without a key. */
     public @Nullable Instant idempotencyRetainedUntil() {

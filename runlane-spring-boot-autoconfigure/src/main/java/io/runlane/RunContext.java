@@ -4,8 +4,14 @@ import java.time.Duration;
 import java.util.UUID;
 
 /**
- * What a running handler knows about its attempt. The run id is stable across attempts, which makes it the
- * idempotency key to pass to external APIs.
+ * What a running handler knows about its attempt, and the durable steps and waits it can take. The run id is stable
+ * across attempts, which makes it the idempotency key to pass to external APIs; a step's {@link StepContext#stepId()}
+ * is the same for each step.
+ *
+ * <p>Steps, sleeps and waits may only be called on the handler's thread while the handler runs, one at a time
+ * (S-ST-5). A sleep or wait that has to wait ends the attempt by throwing an internal {@link Error}: let it
+ * propagate (do not catch {@link Throwable}); the run is {@code WAITING} and runs again from the start when it wakes,
+ * replaying its completed steps.
  */
 public interface RunContext {
 
@@ -26,4 +32,39 @@ public interface RunContext {
 
     /** The template, to trigger other tasks from inside a run. */
     RunlaneTemplate runlane();
+
+    /**
+     * A durable step (S-ST-1..5): the first time this step (name and occurrence) is reached in the run, calls
+     * {@code fn} and records its result before returning it; every later time (another attempt, after a wait or a
+     * crash, on another instance) returns the recorded result without calling {@code fn}. An exception from {@code
+     * fn} records nothing and propagates.
+     *
+     * @param name the step's name, a valid key under S-ID-1
+     * @param type the result type the recorded JSON is read back as
+     * @throws InvalidKeyException for an invalid name
+     * @throws IllegalStateException when called from another thread, inside another step, or after the handler
+     *     returned
+     */
+    <R> R step(String name, Class<R> type, StepFunction<R> fn) throws Exception;
+
+    /** A durable step without a result; see {@link #step(String, Class, StepFunction)}. */
+    void step(String name, StepAction action) throws Exception;
+
+    /**
+     * A durable sleep (S-ST-7): the first time it is reached it records its wake-up time ({@code duration} from now,
+     * database clock) and ends the attempt; the run is {@code WAITING} until then, holding no slot, lease or queue
+     * capacity and spending no retry budget. Reached again at or after that time it returns at once.
+     */
+    void sleep(String name, Duration duration);
+
+    /**
+     * Waits durably for another run to end (S-RS-4) and returns its result, or throws {@link RunFailedException},
+     * {@link RunCancelledException} or {@link RunAwaitTimeoutException} (after {@code timeout} from the first time
+     * this wait was reached). While the awaited run is active this run is {@code WAITING}, holding no slot, lease or
+     * queue capacity, so a parent may await a child in the same queue whatever its concurrency limit. The answer is
+     * memoized like a step: replays answer the same.
+     *
+     * @throws RunNotFoundException when the awaited run does not exist in this environment
+     */
+    <R> R awaitResult(UUID runId, Class<R> type, Duration timeout);
 }

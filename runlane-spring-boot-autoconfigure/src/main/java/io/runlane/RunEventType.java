@@ -16,5 +16,9 @@ public enum RunEventType {
      * A worker gave a claimed run back before its handler started (it was stopping, or part of its poll failed):
      * the run is waiting again and the claim's attempt is not counted (S-EX-17).
      */
-    HANDED_BACK
+    HANDED_BACK,
+    /** The run was parked: a durable sleep or a wait for another run (S-ST-7, S-RS-4). */
+    WAITING,
+    /** A durable step recorded its result (S-ST-6); the detail names the step and its occurrence. */
+    STEP_COMPLETED
 }

@@ -1,5 +1,6 @@
 package io.runlane;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -65,6 +66,32 @@ public interface RunOperations {
 
     /** Like {@link #retry(UUID)}, with the given keys, queue or delay for the new run. */
     Run retry(UUID runId, TriggerOptions options);
+
+    /**
+     * The result of a {@code SUCCEEDED} run of a {@link TaskFunction}, read as {@code type}; empty while the run is
+     * active, when it ended otherwise, or when its result is {@code null} (S-RS-2).
+     *
+     * @throws RunNotFoundException for an unknown run
+     */
+    <R> Optional<R> result(UUID runId, Class<R> type);
+
+    /**
+     * Blocks until the run is terminal and returns its result (S-RS-2). Woken by the notifications that wake
+     * workers, with polling as the fallback; a run that already ended is answered at once.
+     *
+     * @throws RunFailedException when the run failed, with its failure
+     * @throws RunCancelledException when the run was cancelled
+     * @throws RunAwaitTimeoutException when the run is still active after {@code timeout}
+     * @throws RunNotFoundException for an unknown run
+     */
+    <R> R awaitResult(UUID runId, Class<R> type, Duration timeout);
+
+    /**
+     * The run's completed steps in completion order (S-ST-6).
+     *
+     * @throws RunNotFoundException for an unknown run
+     */
+    List<RunStep> steps(UUID runId);
 
     /** Deletes terminal runs with their events and key ownership, in bounded batches (S-OP-3, S-IK-9). */
     PruneResult prune(PruneRequest request);

@@ -18,13 +18,13 @@ public interface RunlaneTemplate {
     /** Triggers a run of the task with this id; non-null options override the task's resolvers field by field. */
     TriggerResult trigger(String taskId, Object payload, TriggerOptions options);
 
-    /** Triggers a run of the task implemented by this class. */
-    default <P> TriggerResult trigger(Class<? extends TaskHandler<P>> task, P payload) {
+    /** Triggers a run of the task implemented by this class (a {@link TaskHandler} or a {@link TaskFunction}). */
+    default <P> TriggerResult trigger(Class<? extends TaskKeys<P>> task, P payload) {
         return trigger(task, payload, TriggerOptions.none());
     }
 
     /** Triggers a run of the task implemented by this class, with per-call overrides. */
-    <P> TriggerResult trigger(Class<? extends TaskHandler<P>> task, P payload, TriggerOptions options);
+    <P> TriggerResult trigger(Class<? extends TaskKeys<P>> task, P payload, TriggerOptions options);
 
     /**
      * Triggers every request in one transaction. Results come back in input order; requests that share an

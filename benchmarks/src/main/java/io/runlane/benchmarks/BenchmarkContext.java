@@ -53,8 +53,12 @@ final class BenchmarkContext implements AutoCloseable {
         this.pool = database.pool(POOL_SIZE);
         this.jdbc = new JdbcTemplate(pool);
         TaskDefinitionReader reader = new TaskDefinitionReader(RunlaneSettings.defaults(SCHEMA));
-        this.tasks = new TaskRegistry(
-                List.of(reader.read(new BenchmarkTasks.OrderTask()), reader.read(new BenchmarkTasks.NoopTask())));
+        this.tasks = new TaskRegistry(List.of(
+                reader.read(new BenchmarkTasks.OrderTask()),
+                reader.read(new BenchmarkTasks.NoopTask()),
+                reader.read(new BenchmarkTasks.StepsTask()),
+                reader.read(new BenchmarkTasks.ParentTask()),
+                reader.read(new BenchmarkTasks.ChildTask())));
     }
 
     /** Creates Runlane's schema afresh, with the table the plain JDBC trigger baselines insert into. */
@@ -93,7 +97,7 @@ final class BenchmarkContext implements AutoCloseable {
     /** Empties Runlane's tables and the baseline table. */
     void resetRuns() {
         jdbc.execute("TRUNCATE " + SCHEMA + ".runs, " + SCHEMA + ".run_events, " + SCHEMA + ".idempotency_keys, "
-                + SCHEMA + ".baseline");
+                + SCHEMA + ".run_steps, " + SCHEMA + ".baseline");
     }
 
     /**
@@ -111,7 +115,7 @@ final class BenchmarkContext implements AutoCloseable {
     }
 
     void vacuumAnalyzeRunlane(String schema) {
-        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".idempotency_keys");
+        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".idempotency_keys", schema + ".run_steps");
     }
 
     /** A new engine on the shared pool with default execution settings; its worker is not started. */

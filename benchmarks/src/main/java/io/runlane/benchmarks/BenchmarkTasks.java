@@ -2,7 +2,9 @@ package io.runlane.benchmarks;
 
 import io.runlane.RunContext;
 import io.runlane.Task;
+import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
+import io.runlane.TriggerOptions;
 import jakarta.validation.constraints.NotBlank;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +49,83 @@ final class BenchmarkTasks {
         public void run(Payload payload, RunContext context) {
             started.complete(System.nanoTime());
             EXECUTED.incrementAndGet();
+        }
+    }
+
+    /** Task id of {@link StepsTask}. */
+    static final String STEPS = "bench.steps";
+
+    /** Task id of {@link ParentTask}. */
+    static final String PARENT = "bench.parent";
+
+    /** Task id of {@link ChildTask}. */
+    static final String CHILD = "bench.child";
+
+    /** Runs as many no-op durable steps as its payload says, timing each step call. */
+    @Task(id = STEPS)
+    public static final class StepsTask implements TaskHandler<StepsTask.Payload> {
+
+        public record Payload(int index, int steps) {}
+
+        static final AtomicLong EXECUTED = new AtomicLong();
+
+        /** Nanoseconds each recorded step call took, while a scenario collects them. */
+        static final java.util.Queue<Long> STEP_NANOS = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @Override
+        public void run(Payload payload, RunContext context) throws Exception {
+            for (int i = 0; i < payload.steps(); i++) {
+                long began = System.nanoTime();
+                context.step("step", step -> {});
+                STEP_NANOS.add(System.nanoTime() - began);
+            }
+            EXECUTED.incrementAndGet();
+        }
+    }
+
+    /**
+     * Returns after 20 ms, so that its parent has parked by then, noting when it returned, so that the await scenario
+     * can time its parent's resumption.
+     */
+    @Task(id = CHILD)
+    public static final class ChildTask implements TaskFunction<ChildTask.Payload, Integer> {
+
+        public record Payload(int index) {}
+
+        static final java.util.Map<Integer, Long> RETURNED_AT = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public Integer run(Payload payload, RunContext context) throws InterruptedException {
+            Thread.sleep(20);
+            RETURNED_AT.put(payload.index(), System.nanoTime());
+            return payload.index();
+        }
+    }
+
+    /** Triggers a child in a step and awaits its result durably, noting when the await returned. */
+    @Task(id = PARENT)
+    public static final class ParentTask implements TaskFunction<ParentTask.Payload, Integer> {
+
+        public record Payload(int index) {}
+
+        static final java.util.Map<Integer, Long> RESUMED_AT = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public Integer run(Payload payload, RunContext context) throws Exception {
+            java.util.UUID child = context.step(
+                    "spawn",
+                    java.util.UUID.class,
+                    step -> context.runlane()
+                            .trigger(
+                                    CHILD,
+                                    new ChildTask.Payload(payload.index()),
+                                    TriggerOptions.builder()
+                                            .idempotencyKey(step.stepId())
+                                            .build())
+                            .runId());
+            Integer result = context.awaitResult(child, Integer.class, java.time.Duration.ofMinutes(1));
+            RESUMED_AT.put(payload.index(), System.nanoTime());
+            return result;
         }
     }
 }

@@ -23,6 +23,8 @@ public final class RunlaneBenchmarks {
                 new BatchTriggerScenario(),
                 new EndToEndScenario(),
                 new LatencyScenario(),
+                new StepsScenario(),
+                new AwaitScenario(),
                 new PruningScenario(),
                 new ScaleScenario());
     }

@@ -1,9 +1,9 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.ConfigurationInvalidException;
-import io.runlane.IdempotencyKeyTtl;
+import io.runlane.RunFailedEvent;
+import io.runlane.RunOutcomeListener;
 import io.runlane.RunStatus;
-import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.internal.CompositeEngineListener;
@@ -21,11 +21,13 @@ import io.runlane.internal.schedule.DeclaredSchedules;
 import io.runlane.internal.schedule.ScheduleAnnotations;
 import io.runlane.internal.schedule.ScheduleFirer;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.PayloadValidator;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,59 +37,69 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.StringUtils;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Auto-configures Runlane for the application's single PostgreSQL {@link DataSource}: the schema initializer, the
- * task registry built from {@link Task @Task} beans, and the {@link RunlaneTemplate}.
+ * Auto-configures Runlane for the application's PostgreSQL {@link DataSource} (the one marked
+ * {@link RunlaneDataSource @RunlaneDataSource} when there are several): the schema initializer or verifier, the task
+ * registry built from {@link Task @Task} beans, and the {@link RunlaneTemplate}.
  */
 @AutoConfiguration(
         afterName = {
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-            "org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration"
+            "org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration",
+            "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration"
         })
 @ConditionalOnClass({JdbcClient.class, JsonMapper.class})
-@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "runlane.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RunlaneProperties.class)
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class RunlaneAutoConfiguration {
 
     @Bean
+    @ConfigurationPropertiesBinding
+    static IdempotencyKeyTtlConverter runlaneIdempotencyKeyTtlConverter() {
+        return new IdempotencyKeyTtlConverter();
+    }
+
+    @Bean
     @ConditionalOnMissingBean
     RunlaneSettings runlaneSettings(RunlaneProperties properties) {
-        IdempotencyKeyTtl defaultTtl;
-        try {
-            defaultTtl = IdempotencyKeyTtl.parse(properties.getIdempotency().getDefaultTtl());
-        } catch (RunlaneException ex) {
-            throw new ConfigurationInvalidException("runlane.idempotency.default-ttl", ex.getMessage(), ex);
-        }
         return new RunlaneSettings(
                 properties.getEnvironment(),
                 properties.getSchema().getName(),
-                defaultTtl,
+                properties.getIdempotency().getDefaultTtl(),
                 properties.getRetry().getMaxAttempts(),
                 properties.getQueues().keySet());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties) {
-        RunlaneProperties.Worker worker = properties.getWorker();
+    ExecutionSettings runlaneExecutionSettings(RunlaneProperties properties, Environment environment) {
+        WorkerProperties worker = properties.getWorker();
         Map<String, Integer> limits = new LinkedHashMap<>();
         properties.getQueues().forEach((name, queue) -> {
             if (queue.getConcurrencyLimit() != null) {
@@ -108,7 +120,7 @@ public final class RunlaneAutoConfiguration {
                 worker.getPollInterval(),
                 worker.getLeaseDuration(),
                 worker.getHeartbeatInterval(),
-                worker.getShutdownTimeout(),
+                shutdownTimeout(worker.getShutdownTimeout(), environment),
                 Set.copyOf(worker.getQueues()),
                 properties.getRetry().getInitialBackoff(),
                 properties.getRetry().getMaxBackoff(),
@@ -141,8 +153,55 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", matchIfMissing = true)
-    RunlaneSchemaInitializer runlaneSchemaInitializer(DataSource dataSource, RunlaneSettings settings) {
-        return new RunlaneSchemaInitializer(dataSource, settings.schema());
+    RunlaneSchemaInitializer runlaneSchemaInitializer(
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            RunlaneSettings settings) {
+        return new RunlaneSchemaInitializer(
+                RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory), settings.schema());
+    }
+
+    /** With the schema managed by the application, start-up checks that every changeset is applied. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.schema.initialize", havingValue = false)
+    RunlaneSchemaVerifier runlaneSchemaVerifier(
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            RunlaneSettings settings,
+            Environment environment) {
+        return new RunlaneSchemaVerifier(
+                RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory),
+                settings.schema(),
+                environment.getProperty("spring.liquibase.database-change-log-table", "databasechangelog"),
+                environment.getProperty("spring.flyway.table", "flyway_schema_history"),
+                historySchemas(environment));
+    }
+
+    /**
+     * The worker's shutdown timeout, within {@code spring.lifecycle.timeout-per-shutdown-phase} when that is shorter:
+     * the worker stops in a phase of its own, and the context waits no longer than that for a phase.
+     */
+    private static Duration shutdownTimeout(Duration configured, Environment environment) {
+        return Binder.get(environment)
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .map(phase -> phase.compareTo(configured) < 0 ? phase : configured)
+                .orElse(configured);
+    }
+
+    /** The schemas the application's Liquibase or Flyway keeps its history in, when configured. */
+    private static List<String> historySchemas(Environment environment) {
+        List<String> schemas = new ArrayList<>();
+        for (String property : List.of(
+                "spring.liquibase.liquibase-schema",
+                "spring.liquibase.default-schema",
+                "spring.flyway.default-schema",
+                "spring.flyway.schemas")) {
+            schemas.addAll(StringUtils.commaDelimitedListToSet(environment.getProperty(property)));
+        }
+        return schemas;
     }
 
     @Bean
@@ -164,7 +223,10 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RunlaneEngine runlaneEngine(
-            DataSource dataSource,
+            @RunlaneDataSource ObjectProvider<DataSource> runlaneDataSource,
+            ObjectProvider<DataSource> dataSources,
+            ListableBeanFactory beanFactory,
+            ObjectProvider<RunlaneSchemaVerifier> schemaVerifier,
             ObjectProvider<PlatformTransactionManager> transactionManager,
             RunlaneSettings settings,
             ExecutionSettings execution,
@@ -172,7 +234,10 @@ public final class RunlaneAutoConfiguration {
             ScheduleSettings schedules,
             TaskRegistry tasks,
             PayloadCodec payloads,
-            ObjectProvider<EngineListener> listeners) {
+            ObjectProvider<EngineListener> listeners,
+            RunlaneProperties properties) {
+        DataSource dataSource = RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory);
+        schemaVerifier.ifAvailable(RunlaneSchemaVerifier::verify);
         List<EngineListener> all = listeners.orderedStream().toList();
         return new RunlaneEngine(
                 dataSource,
@@ -183,15 +248,49 @@ public final class RunlaneAutoConfiguration {
                 schedules,
                 tasks,
                 payloads,
-                CompositeEngineListener.of(all));
+                CompositeEngineListener.of(all),
+                properties.getResults().getMaxSize().toBytes());
     }
 
-    /** The worker; a lifecycle bean, so Spring starts it after every singleton and stops it first (S-EX-8). */
+    /**
+     * The worker; a lifecycle bean that the context stops first (S-EX-8) but that starts only when the application is
+     * ready. Handlers run on an executor from Boot's {@link SimpleAsyncTaskExecutorBuilder}: virtual threads with
+     * {@code spring.threads.virtual.enabled=true} on Java 21+, and the application's {@link TaskDecorator} (MDC,
+     * security context) around each attempt.
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
-    RunWorker runlaneWorker(RunlaneEngine engine) {
-        return engine.worker();
+    RunWorker runlaneWorker(
+            RunlaneEngine engine,
+            ObjectProvider<SimpleAsyncTaskExecutorBuilder> executorBuilder,
+            ObjectProvider<TaskDecorator> taskDecorator) {
+        SimpleAsyncTaskExecutorBuilder builder = executorBuilder.getIfAvailable(
+                () -> new SimpleAsyncTaskExecutorBuilder().taskDecorator(taskDecorator.getIfUnique()));
+        SimpleAsyncTaskExecutor handlers =
+                builder.threadNamePrefix("runlane-attempt-").build();
+        handlers.setDaemon(true);
+        RunWorker worker = engine.worker();
+        worker.setHandlerExecutor(handlers);
+        worker.setAutoStartup(false);
+        return worker;
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
+    RunlaneWorkerStarter runlaneWorkerStarter(RunWorker worker) {
+        return new RunlaneWorkerStarter(worker);
+    }
+
+    /** Runs due runs and waits for them in tests; see {@link RunDrainer}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
+    RunDrainer runlaneRunDrainer(RunlaneEngine engine, RunWorker worker, ExecutionSettings execution) {
+        List<String> queues = execution.queues().isEmpty()
+                ? List.copyOf(engine.settings().queues())
+                : List.copyOf(execution.queues());
+        return new RunDrainer(engine, worker, queues);
     }
 
     /** Recovery of expired leases; a lifecycle bean. */
@@ -228,6 +327,15 @@ public final class RunlaneAutoConfiguration {
     @ConditionalOnMissingBean
     ScheduleFirer runlaneScheduleFirer(RunlaneEngine engine, DeclaredSchedules declared) {
         return engine.schedules().firer();
+    }
+
+    /** Calls the application's {@link RunOutcomeListener}s and publishes {@link RunFailedEvent}s. */
+    @Bean
+    RunOutcomeNotifier runlaneRunOutcomeNotifier(
+            ApplicationEventPublisher events,
+            ObjectProvider<RunOutcomeListener> listeners,
+            ObjectProvider<RunlaneTemplate> template) {
+        return new RunOutcomeNotifier(events, listeners, template);
     }
 
     @Bean

@@ -6,6 +6,7 @@ import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.schedule.DeclaredSchedules;
 import io.runlane.internal.schedule.ScheduleFirer;
+import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.worker.RunWorker;
 import java.util.Set;
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
@@ -21,6 +22,7 @@ public final class RunlaneDependsOnDatabaseInitializationDetector
     protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
         return Set.of(
                 RunlaneEngine.class,
+                RunlaneSchemaVerifier.class,
                 RunlaneTemplate.class,
                 RunWorker.class,
                 MaintenanceService.class,

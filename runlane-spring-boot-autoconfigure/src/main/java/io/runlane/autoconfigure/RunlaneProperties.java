@@ -1,15 +1,21 @@
 package io.runlane.autoconfigure;
 
+import io.runlane.IdempotencyKeyTtl;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.validation.annotation.Validated;
 
 /** Configuration of Runlane, under the prefix {@code runlane}. */
 @ConfigurationProperties(prefix = "runlane")
+@Validated
 public class RunlaneProperties {
 
     /** Whether Runlane is auto-configured. */
@@ -18,26 +24,40 @@ public class RunlaneProperties {
     /** The environment that scopes every run and key; apps sharing a database with different values never meet. */
     private String environment = "default";
 
+    @Valid
     private final Schema schema = new Schema();
 
+    @Valid
     private final Idempotency idempotency = new Idempotency();
 
+    @Valid
     private final Retry retry = new Retry();
 
-    private final Worker worker = new Worker();
+    @Valid
+    @NestedConfigurationProperty
+    private final WorkerProperties worker = new WorkerProperties();
 
+    @Valid
     private final Recovery recovery = new Recovery();
 
+    @Valid
     private final Failures failures = new Failures();
 
+    @Valid
     private final Pruning pruning = new Pruning();
 
+    /** How task results are stored. */
+    @Valid
+    @NestedConfigurationProperty
+    private final ResultsProperties results = new ResultsProperties();
+
+    @Valid
     private final Health health = new Health();
 
     private final Schedules schedules = new Schedules();
 
     /** Declared queues by name; the queue 'default' always exists. */
-    private final Map<String, Queue> queues = new LinkedHashMap<>();
+    private final Map<String, @Valid Queue> queues = new LinkedHashMap<>();
 
     public boolean isEnabled() {
         return enabled;
@@ -71,7 +91,7 @@ public class RunlaneProperties {
         return queues;
     }
 
-    public Worker getWorker() {
+    public WorkerProperties getWorker() {
         return worker;
     }
 
@@ -85,6 +105,10 @@ public class RunlaneProperties {
 
     public Pruning getPruning() {
         return pruning;
+    }
+
+    public ResultsProperties getResults() {
+        return results;
     }
 
     public Health getHealth() {
@@ -149,11 +173,13 @@ public class RunlaneProperties {
         private Duration interval = Duration.ofMinutes(1);
 
         /** Runs deleted per transaction. */
+        @Min(1)
         private int batchSize = 1000;
 
         /** How long one run of the job may keep deleting. */
         private Duration timeBudget = Duration.ofSeconds(10);
 
+        @Valid
         private final Retention retention = new Retention();
 
         public boolean isEnabled() {
@@ -230,109 +256,6 @@ public class RunlaneProperties {
         }
     }
 
-    /** The worker that claims and executes runs on this instance. */
-    public static class Worker {
-
-        /** Whether this instance executes runs; producers-only instances set it to false. */
-        private boolean enabled = true;
-
-        /** Attempts this instance executes at once. */
-        private int concurrency = 8;
-
-        /** How often an idle worker looks for due runs (jittered); new runs wake it sooner. */
-        private Duration pollInterval = Duration.ofSeconds(1);
-
-        /** How long a claim is valid without a heartbeat. */
-        private Duration leaseDuration = Duration.ofSeconds(60);
-
-        /** How often leases of running attempts are extended. */
-        private Duration heartbeatInterval = Duration.ofSeconds(20);
-
-        /** How long stopping waits for running attempts before leaving them to lease expiry. */
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-        /** Queues this instance consumes; empty means every declared queue. */
-        private List<String> queues = new ArrayList<>();
-
-        /** How long one attempt may run when its task sets no timeout; none by default. */
-        private @Nullable Duration attemptTimeout;
-
-        /** How long a run asked to stop may keep running before it is made CANCELLED and its lease revoked. */
-        private Duration cancellationGrace = Duration.ofMinutes(5);
-
-        public @Nullable Duration getAttemptTimeout() {
-            return attemptTimeout;
-        }
-
-        public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
-            this.attemptTimeout = attemptTimeout;
-        }
-
-        public Duration getCancellationGrace() {
-            return cancellationGrace;
-        }
-
-        public void setCancellationGrace(Duration cancellationGrace) {
-            this.cancellationGrace = cancellationGrace;
-        }
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public int getConcurrency() {
-            return concurrency;
-        }
-
-        public void setConcurrency(int concurrency) {
-            this.concurrency = concurrency;
-        }
-
-        public Duration getPollInterval() {
-            return pollInterval;
-        }
-
-        public void setPollInterval(Duration pollInterval) {
-            this.pollInterval = pollInterval;
-        }
-
-        public Duration getLeaseDuration() {
-            return leaseDuration;
-        }
-
-        public void setLeaseDuration(Duration leaseDuration) {
-            this.leaseDuration = leaseDuration;
-        }
-
-        public Duration getHeartbeatInterval() {
-            return heartbeatInterval;
-        }
-
-        public void setHeartbeatInterval(Duration heartbeatInterval) {
-            this.heartbeatInterval = heartbeatInterval;
-        }
-
-        public Duration getShutdownTimeout() {
-            return shutdownTimeout;
-        }
-
-        public void setShutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = shutdownTimeout;
-        }
-
-        public List<String> getQueues() {
-            return queues;
-        }
-
-        public void setQueues(List<String> queues) {
-            this.queues = queues;
-        }
-    }
-
     /** Recovery of runs whose worker died (expired leases). */
     public static class Recovery {
 
@@ -343,6 +266,7 @@ public class RunlaneProperties {
         private Duration interval = Duration.ofSeconds(15);
 
         /** Expired leases recovered per batch. */
+        @Min(1)
         private int batchSize = 100;
 
         public boolean isEnabled() {
@@ -374,6 +298,7 @@ public class RunlaneProperties {
     public static class Failures {
 
         /** Failure messages are truncated to this many characters; stack traces go to the log. */
+        @Min(1)
         private int maxMessageLength = 1000;
 
         public int getMaxMessageLength() {
@@ -389,6 +314,7 @@ public class RunlaneProperties {
     public static class Schema {
 
         /** The PostgreSQL schema holding Runlane's tables. */
+        @NotBlank
         private String name = "runlane";
 
         /** Whether Runlane applies its own Liquibase changelog at start-up. */
@@ -415,13 +341,14 @@ public class RunlaneProperties {
     public static class Idempotency {
 
         /** How long a finished owner keeps its key when neither the task nor the call says: a duration or 'active'. */
-        private String defaultTtl = "30d";
+        @NotNull
+        private IdempotencyKeyTtl defaultTtl = IdempotencyKeyTtl.of(Duration.ofDays(30));
 
-        public String getDefaultTtl() {
+        public IdempotencyKeyTtl getDefaultTtl() {
             return defaultTtl;
         }
 
-        public void setDefaultTtl(String defaultTtl) {
+        public void setDefaultTtl(IdempotencyKeyTtl defaultTtl) {
             this.defaultTtl = defaultTtl;
         }
     }
@@ -430,6 +357,7 @@ public class RunlaneProperties {
     public static class Retry {
 
         /** Attempts a run may make, counting the first. */
+        @Min(1)
         private int maxAttempts = 3;
 
         /** The first exponential backoff delay. */
@@ -467,7 +395,7 @@ public class RunlaneProperties {
     public static class Queue {
 
         /** The most runs of this queue running at once across all instances (per concurrency key); unset: no limit. */
-        private @Nullable Integer concurrencyLimit;
+        private @Nullable @Min(1) Integer concurrencyLimit;
 
         public @Nullable Integer getConcurrencyLimit() {
             return concurrencyLimit;

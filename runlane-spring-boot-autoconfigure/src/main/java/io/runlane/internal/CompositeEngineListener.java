@@ -38,6 +38,11 @@ public final class CompositeEngineListener implements EngineListener {
     }
 
     @Override
+    public void runEnded(java.util.UUID runId, io.runlane.RunStatus status) {
+        each(listener -> listener.runEnded(runId, status));
+    }
+
+    @Override
     public void heartbeatSent(int renewed, int skipped) {
         each(listener -> listener.heartbeatSent(renewed, skipped));
     }

@@ -1,8 +1,10 @@
 package io.runlane.internal;
 
+import io.runlane.RunStatus;
 import io.runlane.TriggerOutcome;
 import io.runlane.internal.jdbc.ClaimedRun;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * Observes the engine (metrics, tests): triggers, attempts and maintenance. Called on the engine's own threads; an
@@ -23,6 +25,12 @@ public interface EngineListener {
      * retrying}, ...), or {@code lease_lost} when the outcome was refused.
      */
     default void attemptEnded(ClaimedRun claimed, String result, Duration duration) {}
+
+    /**
+     * A run became terminal outside an attempt's own outcome (an operator's cancel, lease recovery). Terminal
+     * attempt outcomes arrive through {@link #attemptEnded}.
+     */
+    default void runEnded(UUID runId, RunStatus status) {}
 
     /**
      * A worker's heartbeat renewed {@code renewed} leases and skipped {@code skipped} whose rows another transaction

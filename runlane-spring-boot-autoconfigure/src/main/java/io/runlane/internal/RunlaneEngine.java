@@ -19,12 +19,20 @@ import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.ResultCodec;
+import io.runlane.internal.result.RunEndings;
+import io.runlane.internal.result.RunResults;
 import io.runlane.internal.schedule.Schedules;
+import io.runlane.internal.step.DurableExecution;
+import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.PayloadCodec;
 import io.runlane.internal.trigger.TriggerEngine;
+import io.runlane.internal.wait.MissedWakeUps;
+import io.runlane.internal.wait.RunParking;
 import io.runlane.internal.worker.DueRunNotifier;
 import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunWorker;
+import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -61,6 +69,14 @@ public final class RunlaneEngine implements AutoCloseable {
     private final AttemptOutcomes outcomes;
 
     private final BatchCompletions completions;
+
+    private final RunEndings endings;
+
+    private final StepStore steps;
+
+    private final MissedWakeUps missedWakeUps;
+
+    private final DurableExecution durable;
 
     private final DueRunNotifier notifier;
 
@@ -119,7 +135,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 ScheduleSettings.defaults(),
                 tasks,
                 payloads,
-                listener);
+                listener,
+                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
     }
 
     public RunlaneEngine(
@@ -132,6 +149,30 @@ public final class RunlaneEngine implements AutoCloseable {
             TaskRegistry tasks,
             PayloadCodec payloads,
             EngineListener listener) {
+        this(
+                dataSource,
+                transactionManager,
+                settings,
+                execution,
+                pruningSettings,
+                scheduleSettings,
+                tasks,
+                payloads,
+                listener,
+                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
+    }
+
+    public RunlaneEngine(
+            DataSource dataSource,
+            PlatformTransactionManager transactionManager,
+            RunlaneSettings settings,
+            ExecutionSettings execution,
+            PruningSettings pruningSettings,
+            ScheduleSettings scheduleSettings,
+            TaskRegistry tasks,
+            PayloadCodec payloads,
+            EngineListener userListener,
+            long maxResultBytes) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
@@ -144,6 +185,11 @@ public final class RunlaneEngine implements AutoCloseable {
         RunPruner pruner = new RunPruner(jdbc, sql, environment);
         DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
         this.notifier = notifier;
+        this.endings = new RunEndings(dataSource, sql, notifier);
+        EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
+        ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
+        this.steps = new StepStore(jdbc, sql);
+        this.durable = new DurableExecution(steps, reads, codec, new RunParking(jdbc, sql, notifier));
         this.schedules = new Schedules(
                 jdbc,
                 sql,
@@ -167,6 +213,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 new IdempotencyKeyResets(jdbc, sql, environment),
                 notifier,
                 listener,
+                new RunResults(reads, codec, endings),
+                steps,
                 schedules.operations());
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
@@ -183,14 +231,18 @@ public final class RunlaneEngine implements AutoCloseable {
                 template,
                 listener,
                 notifier,
-                transactions);
+                transactions,
+                durable);
         ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
                 expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
+        this.missedWakeUps = new MissedWakeUps(jdbc, sql, environment, notifier);
         this.maintenance = new MaintenanceService(
                 leaseRescuer,
                 new CancellationGrace(
                         expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                missedWakeUps,
+                execution.recoveryBatchSize(),
                 execution.recoveryInterval());
         this.pruning = new PruningService(
                 pruner,
@@ -202,7 +254,8 @@ public final class RunlaneEngine implements AutoCloseable {
     }
 
     /**
-     * Stops the engine's own threads that no lifecycle stops (the notifier's sender, S-MO-4); Spring calls it when
+     * Stops the engine's own threads that no lifecycle stops (the notifier's sender, the run endings' sender and
+     * listener, S-MO-4); Spring calls it when
      * the context closes. The worker and the maintenance jobs are lifecycle beans and stop before it.
      */
     @Override
@@ -210,6 +263,7 @@ public final class RunlaneEngine implements AutoCloseable {
         schedules.firer().stop();
         worker.stop();
         notifier.stop();
+        endings.stop();
     }
 
     public RunlaneSettings settings() {
@@ -271,5 +325,24 @@ public final class RunlaneEngine implements AutoCloseable {
 
     public AttemptOutcomes outcomes() {
         return outcomes;
+    }
+
+    /** Wakes callers awaiting runs' ends (S-RS-2). */
+    public RunEndings endings() {
+        return endings;
+    }
+
+    /** Steps, waits and results of attempts (S-ST, S-RS). */
+    public DurableExecution durable() {
+        return durable;
+    }
+
+    public StepStore steps() {
+        return steps;
+    }
+
+    /** Maintenance's safety net for waits on other runs (S-RS-4). */
+    public MissedWakeUps missedWakeUps() {
+        return missedWakeUps;
     }
 }

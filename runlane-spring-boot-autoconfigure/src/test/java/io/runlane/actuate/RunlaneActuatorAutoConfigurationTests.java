@@ -40,6 +40,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The actuator auto-configurations in an {@link ApplicationContextRunner} on the test PostgreSQL: each backs off
@@ -207,13 +208,13 @@ class RunlaneActuatorAutoConfigurationTests {
 
     @Test
     void healthIsDownWhenRunlanesTablesCannotBeRead() {
-        runner.withPropertyValues("runlane.schema.initialize=false", "runlane.schema.name=rl_actuate_no_such_schema")
-                .run(context -> {
-                    Health health =
-                            context.getBean(RunlaneHealthIndicator.class).health();
-                    assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-                    assertThat(String.valueOf(health.getDetails().get("error"))).contains("rl_actuate_no_such_schema");
-                });
+        String schema = TestDatabase.freshSchema(admin, "actuate_dropped");
+        runner.withPropertyValues("runlane.schema.name=" + schema).run(context -> {
+            new JdbcTemplate(admin).execute("DROP SCHEMA " + schema + " CASCADE");
+            Health health = context.getBean(RunlaneHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(String.valueOf(health.getDetails().get("error"))).contains(schema);
+        });
     }
 
     @Test

@@ -28,7 +28,10 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 @SpringBootTest(
         classes = ActuatorTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = "management.endpoints.web.exposure.include=runlane,health")
+        properties = {
+            "management.endpoints.web.exposure.include=runlane,health",
+            "management.endpoint.runlane.show-values=always"
+        })
 class RunlaneEndpointIntegrationTests {
 
     @DynamicPropertySource

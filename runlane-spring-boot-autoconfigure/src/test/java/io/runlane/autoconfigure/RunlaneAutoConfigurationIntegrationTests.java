@@ -1,11 +1,13 @@
 package io.runlane.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerResult;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.internal.schema.SchemaNotAppliedException;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.util.LinkedHashMap;
@@ -119,13 +121,10 @@ class RunlaneAutoConfigurationIntegrationTests {
     }
 
     @Test
-    void schemaIsLeftAbsentWhenInitializationIsOff() {
-        try (ConfigurableApplicationContext context =
-                start(NoDatabaseUseApplication.class, Map.of("runlane.schema.initialize", "false"))) {
-            assertThat(context.getBeansOfType(RunlaneSchemaInitializer.class)).isEmpty();
-            assertThat(context.getBeansOfType(RunlaneTemplate.class)).hasSize(1);
-            assertThat(schemaExists()).isFalse();
-        }
+    void schemaIsCheckedNotCreatedWhenInitializationIsOff() {
+        assertThatThrownBy(() -> start(NoDatabaseUseApplication.class, Map.of("runlane.schema.initialize", "false")))
+                .hasRootCauseInstanceOf(SchemaNotAppliedException.class);
+        assertThat(schemaExists()).isFalse();
     }
 
     private ConfigurableApplicationContext start(Class<?> application, Map<String, Object> extraProperties) {

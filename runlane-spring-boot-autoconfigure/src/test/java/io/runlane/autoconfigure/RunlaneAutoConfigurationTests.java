@@ -20,24 +20,32 @@ import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.schema.RunlaneChangelog;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.internal.schema.RunlaneSchemaVerifier;
+import io.runlane.internal.schema.SchemaNotAppliedException;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadValidator;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import io.runlane.testsupport.TestTasks.SendMail;
 import jakarta.validation.constraints.NotBlank;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -45,7 +53,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
@@ -136,6 +147,16 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    void resultsMaxSizeBecomesTheEnginesLimit() {
+        runner.withPropertyValues("runlane.results.max-size=64KB")
+                .run(context -> assertThat(context.getBean(io.runlane.internal.RunlaneEngine.class)
+                                .durable()
+                                .codec()
+                                .maxResultBytes())
+                        .isEqualTo(64 * 1024));
+    }
+
+    @Test
     void attemptTimeoutAndCancellationGraceBecomeExecutionSettings() {
         runner.run(context -> {
             ExecutionSettings execution = context.getBean(ExecutionSettings.class);
@@ -168,14 +189,36 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
-    void backsOffWithTwoDataSourcesAndNoPrimary() {
+    @DisplayName("Issue 15.5: several DataSources with none marked fail start-up instead of backing off silently")
+    void failsWithTwoDataSourcesAndNoneMarked() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(RunlaneAutoConfiguration.class))
                 .withBean("ordersDataSource", SimpleDriverDataSource.class)
                 .withBean("billingDataSource", SimpleDriverDataSource.class)
+                .run(context -> assertThat(startupFailure(context, RunlaneDataSourceNotUniqueException.class)
+                                .beanNames())
+                        .containsExactly("ordersDataSource", "billingDataSource"));
+    }
+
+    @Test
+    @DisplayName("Issue 15.5: with several DataSources, Runlane uses the one marked @RunlaneDataSource")
+    void usesTheDataSourceMarkedRunlaneDataSource() {
+        new ApplicationContextRunner()
+                .withConfiguration(
+                        AutoConfigurations.of(JacksonAutoConfiguration.class, RunlaneAutoConfiguration.class))
+                .withPropertyValues("runlane.schema.name=" + schema, "runlane.worker.enabled=false")
+                .withUserConfiguration(TwoDataSources.class)
+                .withBean(ConfirmOrder.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(RunlaneTemplate.class);
+                    TriggerResult result = context.getBean(RunlaneTemplate.class)
+                            .trigger(ConfirmOrder.class, new ConfirmOrder.Payload("o-marked", 1));
+                    assertThat(result.created()).isTrue();
+                    assertThat(schemaExists()).isTrue();
+                    assertThat(context.getBean("otherDataSource", CountingDataSource.class)
+                                    .connections())
+                            .as("the unmarked DataSource is never used")
+                            .isZero();
                 });
     }
 
@@ -193,11 +236,29 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    @DisplayName("Issue 15.3: with initialization off, a complete schema is checked and left alone")
     void schemaIsLeftAloneWhenInitializationIsOff() {
+        new RunlaneSchemaInitializer(admin, schema).initialize();
+        long changesets = changelogRows();
         runner.withPropertyValues("runlane.schema.initialize=false").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(RunlaneSchemaInitializer.class);
+            assertThat(context).hasSingleBean(RunlaneSchemaVerifier.class);
             assertThat(context).hasSingleBean(RunlaneTemplate.class);
+            assertThat(changelogRows()).isEqualTo(changesets);
+        });
+    }
+
+    @Test
+    @DisplayName("Issue 15.3: with initialization off, a missing schema fails start-up listing every changelog file")
+    void missingSchemaFailsStartUpWhenInitializationIsOff() {
+        runner.withPropertyValues("runlane.schema.initialize=false").run(context -> {
+            SchemaNotAppliedException failure = startupFailure(context, SchemaNotAppliedException.class);
+            assertThat(failure.missingFiles())
+                    .containsExactlyElementsOf(RunlaneChangelog.load().files().stream()
+                            .map(RunlaneChangelog.ChangelogFile::name)
+                            .toList())
+                    .contains("001-foundation.sql", "004-implicit-creation-event.sql");
             assertThat(schemaExists()).isFalse();
         });
     }
@@ -272,6 +333,22 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    @DisplayName("Issue 15.14: without Bean Validation, properties bind and a bad value still fails, naming it")
+    void withoutBeanValidationPropertiesAreCheckedByTheEngine() {
+        FilteredClassLoader noValidation = new FilteredClassLoader("jakarta.validation", "org.hibernate.validator");
+        runner.withClassLoader(noValidation)
+                .withPropertyValues("runlane.idempotency.default-ttl=24h")
+                .run(context -> assertThat(
+                                context.getBean(RunlaneSettings.class).defaultIdempotencyKeyTtl())
+                        .isEqualTo(IdempotencyKeyTtl.of(Duration.ofHours(24))));
+        runner.withClassLoader(noValidation)
+                .withPropertyValues("runlane.worker.concurrency=0")
+                .run(context -> assertThat(startupFailure(context, ConfigurationInvalidException.class)
+                                .field())
+                        .isEqualTo("runlane.worker.concurrency"));
+    }
+
+    @Test
     void payloadsAreStoredWithTheApplicationsJsonMapper() {
         runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE")
                 .withBean(ConfirmOrder.class)
@@ -326,8 +403,10 @@ class RunlaneAutoConfigurationTests {
                         "runlane.idempotency.default-ttl",
                         ConfigurationInvalidException.class),
                 Arguments.of(
-                        "runlane.retry.max-attempts=0",
-                        "runlane.retry.max-attempts",
+                        "runlane.worker.queues=reports", "runlane.worker.queues", ConfigurationInvalidException.class),
+                Arguments.of(
+                        "runlane.results.max-size=0B",
+                        "runlane.results.max-size",
                         ConfigurationInvalidException.class));
     }
 
@@ -426,6 +505,78 @@ class RunlaneAutoConfigurationTests {
             }
         }
         throw new AssertionError("Expected a " + type.getName() + " in the start-up failure", failure);
+    }
+
+    @Test
+    @DisplayName("Issue 15.1: a value breaking a Jakarta constraint fails binding, naming the property")
+    void constraintViolationFailsBindingNamingTheProperty() {
+        runner.withPropertyValues("runlane.retry.max-attempts=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(BindValidationException.class)
+                    .hasMessageContaining("retry.maxAttempts")
+                    .hasMessageContaining("must be greater than or equal to 1");
+        });
+    }
+
+    @Test
+    @DisplayName("Issue 15.1: the default TTL is a typed property bound from '24h', '7d' or 'active'")
+    void defaultTtlIsBoundAsATypedProperty() {
+        runner.withPropertyValues("runlane.idempotency.default-ttl=7d").run(context -> {
+            assertThat(context.getBean(RunlaneProperties.class).getIdempotency().getDefaultTtl())
+                    .isEqualTo(IdempotencyKeyTtl.of(Duration.ofDays(7)));
+            assertThat(context.getBean(RunlaneSettings.class).defaultIdempotencyKeyTtl())
+                    .isEqualTo(IdempotencyKeyTtl.of(Duration.ofDays(7)));
+        });
+        runner.withPropertyValues("runlane.idempotency.default-ttl=active")
+                .run(context -> assertThat(context.getBean(RunlaneSettings.class)
+                                .defaultIdempotencyKeyTtl()
+                                .isActive())
+                        .isTrue());
+    }
+
+    private long changelogRows() {
+        Long count = new JdbcTemplate(admin)
+                .queryForObject(
+                        "SELECT count(*) FROM " + schema + "." + RunlaneSchemaInitializer.CHANGELOG_TABLE, Long.class);
+        return count == null ? 0 : count;
+    }
+
+    /** Two DataSources to the test server; only the marked one may be used. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDataSources {
+
+        @Bean
+        @RunlaneDataSource
+        CountingDataSource runlaneDataSource() {
+            return new CountingDataSource();
+        }
+
+        @Bean
+        CountingDataSource otherDataSource() {
+            return new CountingDataSource();
+        }
+    }
+
+    /** A DataSource to the test server that counts the connections it hands out. */
+    static final class CountingDataSource extends DriverManagerDataSource {
+
+        private final AtomicInteger connections = new AtomicInteger();
+
+        CountingDataSource() {
+            super(TestDatabase.jdbcUrl());
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            connections.incrementAndGet();
+            return super.getConnection();
+        }
+
+        int connections() {
+            return connections.get();
+        }
     }
 
     private boolean schemaExists() {

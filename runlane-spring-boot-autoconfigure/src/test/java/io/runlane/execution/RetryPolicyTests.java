@@ -83,6 +83,7 @@ class RetryPolicyTests {
                 null,
                 null,
                 null,
+                null,
                 null);
         return new ClaimedRun(run, 1, 0);
     }

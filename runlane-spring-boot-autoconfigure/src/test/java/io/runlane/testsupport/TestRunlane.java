@@ -1,7 +1,6 @@
 package io.runlane.testsupport;
 
 import io.runlane.RunlaneTemplate;
-import io.runlane.TaskHandler;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.PruningSettings;
@@ -10,6 +9,7 @@ import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.ScheduleSettings;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.FunctionTaskHandler;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.trigger.BeanValidationPayloadValidator;
 import io.runlane.internal.trigger.PayloadCodec;
@@ -41,7 +41,7 @@ public final class TestRunlane {
 
     private final RunlaneEngine engine;
 
-    private TestRunlane(DataSource dataSource, RunlaneSettings settings, List<TaskHandler<?>> handlers) {
+    private TestRunlane(DataSource dataSource, RunlaneSettings settings, List<?> handlers) {
         this(dataSource, settings, ExecutionSettings.defaults(), EngineListener.NONE, handlers);
     }
 
@@ -50,7 +50,7 @@ public final class TestRunlane {
             RunlaneSettings settings,
             ExecutionSettings execution,
             EngineListener listener,
-            List<TaskHandler<?>> handlers) {
+            List<?> handlers) {
         this(dataSource, settings, execution, ScheduleSettings.defaults(), listener, handlers);
     }
 
@@ -60,7 +60,7 @@ public final class TestRunlane {
             ExecutionSettings execution,
             ScheduleSettings schedules,
             EngineListener listener,
-            List<TaskHandler<?>> handlers) {
+            List<?> handlers) {
         this.dataSource = dataSource;
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
         TaskRegistry registry =
@@ -87,7 +87,7 @@ public final class TestRunlane {
             ScheduleSettings schedules,
             ExecutionSettings execution,
             EngineListener listener,
-            TaskHandler<?>... handlers) {
+            Object... handlers) {
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         return new TestRunlane(
                 dataSource, RunlaneSettings.defaults(schema), execution, schedules, listener, Arrays.asList(handlers));
@@ -103,7 +103,7 @@ public final class TestRunlane {
             UnaryOperator<RunlaneSettings> settings,
             ExecutionSettings execution,
             EngineListener listener,
-            TaskHandler<?>... handlers) {
+            Object... handlers) {
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         return new TestRunlane(
                 dataSource,
@@ -142,15 +142,12 @@ public final class TestRunlane {
     }
 
     /** Creates the schema (if needed) and an engine for these handlers. */
-    public static TestRunlane start(DataSource dataSource, String schema, TaskHandler<?>... handlers) {
+    public static TestRunlane start(DataSource dataSource, String schema, Object... handlers) {
         return start(dataSource, schema, UnaryOperator.identity(), handlers);
     }
 
     public static TestRunlane start(
-            DataSource dataSource,
-            String schema,
-            UnaryOperator<RunlaneSettings> customizer,
-            TaskHandler<?>... handlers) {
+            DataSource dataSource, String schema, UnaryOperator<RunlaneSettings> customizer, Object... handlers) {
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         return new TestRunlane(dataSource, customizer.apply(RunlaneSettings.defaults(schema)), Arrays.asList(handlers));
     }
@@ -161,7 +158,9 @@ public final class TestRunlane {
                 otherDataSource,
                 engine.settings(),
                 engine.tasks().all().stream()
-                        .<TaskHandler<?>>map(definition -> definition.handler())
+                        .<Object>map(definition -> definition.handler() instanceof FunctionTaskHandler function
+                                ? function.function()
+                                : definition.handler())
                         .toList());
     }
 

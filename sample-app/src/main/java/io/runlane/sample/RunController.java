@@ -3,6 +3,7 @@ package io.runlane.sample;
 import io.runlane.Run;
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
+import java.time.Duration;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -10,6 +11,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -46,6 +48,20 @@ class RunController {
     @ResponseStatus(HttpStatus.ACCEPTED)
     TriggerResponse confirmOrder(@PathVariable String orderId) {
         return TriggerResponse.of(runlane.trigger(ConfirmOrder.class, new ConfirmOrder.Payload(orderId)));
+    }
+
+    /** Starts a checkout; a repeated request for the same order returns the first run (its idempotency key). */
+    @PostMapping("/orders/{orderId}/checkout")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    TriggerResponse checkout(@PathVariable String orderId, @RequestParam long amountCents) {
+        return TriggerResponse.of(
+                runlane.trigger(CheckoutOrder.class, new CheckoutOrder.Payload(orderId, amountCents)));
+    }
+
+    /** Waits up to ten seconds for a checkout's receipt. */
+    @GetMapping("/checkouts/{runId}/receipt")
+    CheckoutOrder.Receipt receipt(@PathVariable UUID runId) {
+        return runlane.runs().awaitResult(runId, CheckoutOrder.Receipt.class, Duration.ofSeconds(10));
     }
 
     @GetMapping("/runs/{runId}")

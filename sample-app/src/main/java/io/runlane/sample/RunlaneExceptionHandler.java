@@ -1,5 +1,8 @@
 package io.runlane.sample;
 
+import io.runlane.RunAwaitTimeoutException;
+import io.runlane.RunCancelledException;
+import io.runlane.RunFailedException;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import org.springframework.http.HttpStatus;
@@ -17,6 +20,18 @@ class RunlaneExceptionHandler {
         ProblemDetail problem = problem(HttpStatus.CONFLICT, ex);
         problem.setProperty("ownerRunId", ex.ownerRunId());
         return problem;
+    }
+
+    /** The awaited run is still running: ask again later. */
+    @ExceptionHandler
+    ProblemDetail awaitTimeout(RunAwaitTimeoutException ex) {
+        return problem(HttpStatus.GATEWAY_TIMEOUT, ex);
+    }
+
+    /** The awaited run failed or was cancelled: it has no result. */
+    @ExceptionHandler({RunFailedException.class, RunCancelledException.class})
+    ProblemDetail runEndedWithoutResult(RunlaneException ex) {
+        return problem(HttpStatus.CONFLICT, ex);
     }
 
     /** Invalid keys, invalid payloads and unknown tasks: the request cannot be triggered as it is. */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.runlane.Run;
 import io.runlane.RunStatus;
+import io.runlane.RunStep;
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOutcome;
 import java.time.Duration;
@@ -28,6 +29,9 @@ class SampleExecutionIntegrationTests {
 
     @Autowired
     private RunlaneTemplate runlane;
+
+    @Autowired
+    private PaymentProvider payments;
 
     @DynamicPropertySource
     static void postgresFromEnvironment(DynamicPropertyRegistry registry) {
@@ -53,6 +57,40 @@ class SampleExecutionIntegrationTests {
         TriggerResponse again = confirm(orderId);
         assertThat(again.outcome()).isEqualTo(TriggerOutcome.RETURNED_EXISTING);
         assertThat(again.runId()).isEqualTo(created.runId());
+    }
+
+    @Test
+    void checkoutChargesOnceAndReturnsItsReceiptAfterShippingFailedOnce() {
+        String orderId = "order-" + UUID.randomUUID();
+        int chargesBefore = payments.charges();
+        TriggerResponse started = client.post()
+                .uri("/orders/{orderId}/checkout?amountCents=4200", orderId)
+                .exchange()
+                .expectStatus()
+                .isAccepted()
+                .expectBody(TriggerResponse.class)
+                .returnResult()
+                .getResponseBody();
+
+        CheckoutOrder.Receipt receipt = client.get()
+                .uri("/checkouts/{runId}/receipt", started.runId())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(CheckoutOrder.Receipt.class)
+                .returnResult()
+                .getResponseBody();
+
+        assertThat(receipt.orderId()).isEqualTo(orderId);
+        assertThat(receipt.chargeId()).startsWith("ch_");
+        assertThat(payments.charges() - chargesBefore)
+                .as("charged once despite the retry")
+                .isOne();
+        Run run = runlane.runs().get(started.runId()).orElseThrow();
+        assertThat(run.attempts()).isEqualTo(2);
+        assertThat(runlane.runs().steps(started.runId()))
+                .extracting(RunStep::name)
+                .containsExactly("charge", "ship");
     }
 
     private TriggerResponse confirm(String orderId) {

@@ -34,6 +34,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -79,16 +80,31 @@ public final class RunlaneEndpoint {
 
     private final @Nullable PruningService pruning;
 
-    /**
-     * Creates the endpoint. The worker and the maintenance jobs are the beans of this application instance, or
-     * {@code null} when it does not run them.
-     */
+    private final Show showValues;
+
+    /** Creates the endpoint, with payloads masked. */
     public RunlaneEndpoint(
             RunlaneEngine engine,
             @Nullable ExecutionSettings execution,
             @Nullable RunWorker worker,
             @Nullable MaintenanceService recovery,
             @Nullable PruningService pruning) {
+        this(engine, execution, worker, recovery, pruning, Show.NEVER);
+    }
+
+    /**
+     * Creates the endpoint. The worker and the maintenance jobs are the beans of this application instance, or
+     * {@code null} when it does not run them; {@code showValues} says when payloads are shown unmasked (over JMX,
+     * {@code when-authorized} shows them, as for Boot's endpoints).
+     */
+    public RunlaneEndpoint(
+            RunlaneEngine engine,
+            @Nullable ExecutionSettings execution,
+            @Nullable RunWorker worker,
+            @Nullable MaintenanceService recovery,
+            @Nullable PruningService pruning,
+            Show showValues) {
+        this.showValues = showValues;
         this.engine = engine;
         this.execution = execution;
         this.worker = worker;
@@ -123,6 +139,18 @@ public final class RunlaneEndpoint {
             String @Nullable [] queue,
             @Nullable Integer limit,
             @Nullable String cursor) {
+        return runs(runs, status, task, queue, limit, cursor, showValues.isShown(true));
+    }
+
+    @Nullable
+    RunsDescriptor runs(
+            String runs,
+            String @Nullable [] status,
+            String @Nullable [] task,
+            String @Nullable [] queue,
+            @Nullable Integer limit,
+            @Nullable String cursor,
+            boolean showValues) {
         if (!RUNS.equals(runs)) {
             return null;
         }
@@ -137,16 +165,28 @@ public final class RunlaneEndpoint {
             query.queues(queue);
         }
         Page<Run> page = rejectingInvalidInput(() -> operations().list(query.build()));
-        return new RunsDescriptor(page.items(), page.nextCursor());
+        return new RunsDescriptor(
+                page.items().stream()
+                        .map(run -> RunValues.shownOrMasked(run, showValues))
+                        .toList(),
+                page.nextCursor());
     }
 
     /** A run with its attempts and events; {@code null} (404) when there is no such run. */
     @ReadOperation
     public @Nullable RunDescriptor run(@Selector String runs, @Selector String runId) {
+        return run(runs, runId, showValues.isShown(true));
+    }
+
+    @Nullable
+    RunDescriptor run(String runs, String runId, boolean showValues) {
         if (!RUNS.equals(runs)) {
             return null;
         }
-        return operations().get(runId(runId)).map(this::describe).orElse(null);
+        return operations()
+                .get(runId(runId))
+                .map(run -> describe(run, showValues))
+                .orElse(null);
     }
 
     /**
@@ -159,6 +199,10 @@ public final class RunlaneEndpoint {
     @WriteOperation
     public RunDescriptor runAction(
             @Selector String runs, @Selector String runId, @Selector String action, @Nullable String reason) {
+        return runAction(runs, runId, action, reason, showValues.isShown(true));
+    }
+
+    RunDescriptor runAction(String runs, String runId, String action, @Nullable String reason, boolean showValues) {
         requireSegment(RUNS, runs);
         UUID id = runId(runId);
         Run result = switch (action) {
@@ -167,7 +211,7 @@ public final class RunlaneEndpoint {
             case "rerun" -> operations().rerun(id);
             default -> throw badRequest("Unknown run action '" + action + "'; use cancel, retry or rerun", null);
         };
-        return describe(result);
+        return describe(result, showValues);
     }
 
     /**
@@ -211,9 +255,11 @@ public final class RunlaneEndpoint {
         return engine.template().runs();
     }
 
-    private RunDescriptor describe(Run run) {
+    private RunDescriptor describe(Run run, boolean showValues) {
         return new RunDescriptor(
-                run, operations().attempts(run.id()), operations().events(run.id()));
+                RunValues.shownOrMasked(run, showValues),
+                operations().attempts(run.id()),
+                operations().events(run.id()));
     }
 
     private @Nullable WorkerDescriptor describeWorker() {

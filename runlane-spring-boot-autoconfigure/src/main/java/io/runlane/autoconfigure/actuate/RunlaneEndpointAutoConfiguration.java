@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -25,6 +26,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(RunlaneEngine.class)
 @ConditionalOnAvailableEndpoint(RunlaneEndpoint.class)
+@EnableConfigurationProperties(RunlaneEndpointProperties.class)
 public final class RunlaneEndpointAutoConfiguration {
 
     @Bean
@@ -34,9 +36,15 @@ public final class RunlaneEndpointAutoConfiguration {
             ObjectProvider<ExecutionSettings> execution,
             ObjectProvider<RunWorker> worker,
             ObjectProvider<MaintenanceService> recovery,
-            ObjectProvider<PruningService> pruning) {
+            ObjectProvider<PruningService> pruning,
+            RunlaneEndpointProperties properties) {
         return new RunlaneEndpoint(
-                engine, execution.getIfUnique(), worker.getIfUnique(), recovery.getIfUnique(), pruning.getIfUnique());
+                engine,
+                execution.getIfUnique(),
+                worker.getIfUnique(),
+                recovery.getIfUnique(),
+                pruning.getIfUnique(),
+                properties.getShowValues());
     }
 
     /** Maps refused write operations to HTTP statuses; only when the endpoint is exposed over HTTP. */
@@ -44,7 +52,8 @@ public final class RunlaneEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RunlaneEndpoint.class)
     @ConditionalOnAvailableEndpoint(endpoint = RunlaneEndpoint.class, exposure = EndpointExposure.WEB)
-    RunlaneEndpointWebExtension runlaneEndpointWebExtension(RunlaneEndpoint endpoint) {
-        return new RunlaneEndpointWebExtension(endpoint);
+    RunlaneEndpointWebExtension runlaneEndpointWebExtension(
+            RunlaneEndpoint endpoint, RunlaneEndpointProperties properties) {
+        return new RunlaneEndpointWebExtension(endpoint, properties.getShowValues(), properties.getRoles());
     }
 }

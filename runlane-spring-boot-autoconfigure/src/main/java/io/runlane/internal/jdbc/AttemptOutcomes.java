@@ -28,16 +28,7 @@ public final class AttemptOutcomes {
 
     /** S-EX-6: the same run waits again without spending retry budget; a requested cancellation wins. */
     private static final String RELEASE =
-            TransitionSql.transition("""
-            UPDATE {schema}.runs
-            SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'RELEASED' END,
-                finished_at = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN statement_timestamp() END,
-                run_at = CASE WHEN status = 'RUNNING'
-                              THEN statement_timestamp() + :delayMs * interval '1 millisecond' ELSE run_at END,
-                releases = CASE WHEN status = 'RUNNING' THEN releases + 1 ELSE releases END,
-                updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
-                last_event_seq = last_event_seq + 1
-            """ + HELD + "\nRETURNING *", TransitionSql.EVENT_BY_STATUS, ":detail");
+            parking("'RELEASED'", "statement_timestamp() + :delayMs * interval '1 millisecond'", "", ":detail");
 
     /**
      * S-EX-4, S-EX-5, S-EX-7: a failed attempt retries after the given delay, or fails the run when no delay is
@@ -62,6 +53,32 @@ public final class AttemptOutcomes {
             RETURNING *""",
             "CASE WHEN :onlyIfExpired THEN 'LEASE_EXPIRED' ELSE " + TransitionSql.EVENT_BY_STATUS + " END",
             ":failureMessage");
+
+    /**
+     * A statement that ends the held attempt without spending retry budget (S-EX-6, S-ST-7): the run moves to {@code
+     * parkedStatus} with a new {@code run_at}, and its release count grows so that {@link ClaimedRun#spentAttempts()}
+     * does not count the attempt. A run whose cancellation was requested ends {@code CANCELLED} instead (S-CA-2).
+     * Releases and durable waits share it.
+     *
+     * @param parkedStatus the SQL literal of the status the run moves to
+     * @param runAt the SQL expression of its new {@code run_at}
+     * @param assignments further {@code column = value,} assignments (each followed by a comma), or empty
+     * @param detail the SQL expression of the event detail
+     */
+    public static String parking(String parkedStatus, String runAt, String assignments, String detail) {
+        return TransitionSql.transition(
+                """
+                UPDATE {schema}.runs
+                SET status = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE %s END,
+                    finished_at = CASE WHEN status = 'CANCELLATION_REQUESTED' THEN statement_timestamp() END,
+                    run_at = CASE WHEN status = 'RUNNING' THEN %s ELSE run_at END,
+                    releases = CASE WHEN status = 'RUNNING' THEN releases + 1 ELSE releases END, %s
+                    updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
+                    last_event_seq = last_event_seq + 1
+                """.formatted(parkedStatus, runAt, assignments) + HELD + "\nRETURNING *",
+                TransitionSql.EVENT_BY_STATUS,
+                detail);
+    }
 
     /**
      * S-CA-5: a run asked to stop whose handler did not return within the grace ends {@code CANCELLED} and loses its

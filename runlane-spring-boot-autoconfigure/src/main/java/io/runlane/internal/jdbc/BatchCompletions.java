@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -22,24 +23,34 @@ public final class BatchCompletions {
 
     /**
      * The {@code changed} CTE of a completion: the held attempts among {@code :ids} and {@code :tokens} end {@code
-     * SUCCEEDED}, or {@code CANCELLED} when cancellation had been requested (S-CA-2). Also used for one attempt by
+     * SUCCEEDED} with their result (S-RS-1), or {@code CANCELLED} when cancellation had been requested (S-CA-2). Also used for one attempt by
      * {@link AttemptOutcomes#completeIfHeld}.
      */
     static final String COMPLETED_RUNS = """
             UPDATE {schema}.runs r
             SET status = CASE WHEN r.status = 'CANCELLATION_REQUESTED' THEN 'CANCELLED' ELSE 'SUCCEEDED' END,
+                result = CASE WHEN r.status = 'RUNNING' THEN cast(held.result AS jsonb) END,
                 finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
-            FROM unnest(:ids, :tokens) AS held(id, token)
+            FROM unnest(:ids, :tokens, :results) AS held(id, token, result)
             WHERE r.id = held.id AND r.fencing_token = held.token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
             RETURNING r.*""";
 
     private static final String COMPLETE_ALL =
-            TransitionSql.withClause(COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL")
-                    + "SELECT id, status FROM changed";
+            TransitionSql.withClause(COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL") + "SELECT id, status FROM "
+                    + TransitionSql.CHANGED_ROWS;
 
-    /** One attempt whose handler returned, with the fencing token of its claim. */
-    public record HeldAttempt(UUID runId, long fencingToken) {}
+    /**
+     * One attempt whose handler returned, with the fencing token of its claim and the result a {@link
+     * io.runlane.TaskFunction} returned, as JSON ({@code null} for a {@link io.runlane.TaskHandler}).
+     */
+    public record HeldAttempt(
+            UUID runId, long fencingToken, @Nullable String resultJson) {
+
+        public HeldAttempt(UUID runId, long fencingToken) {
+            this(runId, fencingToken, null);
+        }
+    }
 
     private final JdbcClient jdbc;
 
@@ -76,6 +87,11 @@ public final class BatchCompletions {
                         "tokens",
                         new SqlArrayValue(
                                 "bigint",
-                                attempts.stream().map(HeldAttempt::fencingToken).toArray()));
+                                attempts.stream().map(HeldAttempt::fencingToken).toArray()))
+                .addValue(
+                        "results",
+                        new SqlArrayValue(
+                                "text",
+                                attempts.stream().map(HeldAttempt::resultJson).toArray()));
     }
 }

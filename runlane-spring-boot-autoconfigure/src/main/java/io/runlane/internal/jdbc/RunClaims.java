@@ -36,7 +36,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class RunClaims {
 
-    private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED')";
+    /** Claimable when due; a {@code WAITING} run's {@code run_at} is its wake-up time (S-ST-7, S-RS-4). */
+    private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')";
 
     /**
      * The CTEs that claim the rows of a preceding CTE {@code candidates} (selected {@code FOR UPDATE SKIP LOCKED}):

@@ -19,7 +19,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       entries of the runs the previous batches deleted, which stay in the index until vacuum. The automatic job
  *       marks runs whose idempotency retention is still running, which it keeps (S-IK-9);
  *   <li>lock the window's other runs with {@code FOR UPDATE SKIP LOCKED}, so that concurrent pruners never wait for
- *       each other, and delete their idempotency rows (the key becomes free), their events, and the runs;
+ *       each other, and delete their idempotency rows (the key becomes free), their events, their steps (S-ST-6),
+ *       and the runs;
  *   <li>return how many runs the window held, how many were eligible and how many were deleted (the difference was
  *       skipped because another transaction held them, S-OP-8), the earliest retention it kept, and the new cursor.
  * </ol>
@@ -58,6 +59,8 @@ public final class RunPruner {
                   AND k.run_id = d.id
             ), deleted_events AS (
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
+            ), deleted_steps AS (
+                DELETE FROM {schema}.run_steps s USING doomed d WHERE s.run_id = d.id
             ), deleted_runs AS (
                 DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.id
             )

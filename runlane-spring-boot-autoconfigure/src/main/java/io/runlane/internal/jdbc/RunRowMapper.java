@@ -48,7 +48,8 @@ public final class RunRowMapper implements RowMapper<Run> {
                 rs.getObject("source_run_id", UUID.class),
                 rs.getString("concurrency_key"),
                 ttl,
-                rs.getString("source_type"));
+                rs.getString("source_type"),
+                rs.getString("result"));
     }
 
     static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {

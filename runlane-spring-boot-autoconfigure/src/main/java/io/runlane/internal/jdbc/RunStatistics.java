@@ -41,7 +41,7 @@ public final class RunStatistics {
                    extract(epoch FROM statement_timestamp() - min(run_at)
                            FILTER (WHERE run_at <= statement_timestamp())) * 1000 AS oldest_due_ms
             FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED')
+            WHERE environment = :environment AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
             GROUP BY queue, status
             UNION ALL
             SELECT queue, status, count(*), 0, NULL

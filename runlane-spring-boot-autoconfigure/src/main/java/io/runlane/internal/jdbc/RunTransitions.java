@@ -25,7 +25,7 @@ public final class RunTransitions {
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     /**
-     * S-CA-1..3: a waiting run is cancelled at once, a running one is asked to stop, anything else is left as it is.
+     * S-CA-1..3: a waiting run ({@code WAITING} included) is cancelled at once, a running one is asked to stop, anything else is left as it is.
      */
     private static final String CANCEL = TransitionSql.transition("""
             UPDATE {schema}.runs
@@ -33,7 +33,7 @@ public final class RunTransitions {
                 finished_at = CASE WHEN status = 'RUNNING' THEN NULL ELSE statement_timestamp() END,
                 updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
             WHERE id = :id AND environment = :environment
-              AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'RUNNING')
+              AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING', 'RUNNING')
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     private final JdbcClient jdbc;

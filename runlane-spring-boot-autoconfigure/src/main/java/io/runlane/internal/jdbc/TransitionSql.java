@@ -9,15 +9,20 @@ package io.runlane.internal.jdbc;
  *       (S-IK-4, S-IK-5);
  *   <li>sets the retention of owners that became {@code SUCCEEDED} or {@code CANCELLED} to finish time + the TTL
  *       captured at creation (S-IK-3, S-IK-6);
- *   <li>appends each run's event with the sequence number the update assigned.
+ *   <li>appends each run's event with the sequence number the update assigned;
+ *   <li>wakes the {@code WAITING} runs that await a run that became terminal: their {@code run_at} becomes now, so
+ *       workers claim them at once (S-RS-4), and, only when it woke any, notifies workers on {@code
+ *       runlane_<schema>} when the transaction commits. A run that parks concurrently, which this statement's
+ *       snapshot cannot show, is woken by its own parking statement or right after this one commits ({@code
+ *       RunEndings}, {@code MissedWakeUps}).
  * </ol>
  *
  * Singleton ownership needs no statement: {@code finished_at} leaves the partial unique index when set.
  */
-final class TransitionSql {
+public final class TransitionSql {
 
     /** The event type follows the status the run moved to. */
-    static final String EVENT_BY_STATUS = """
+    public static final String EVENT_BY_STATUS = """
             CASE status WHEN 'RUNNING' THEN 'CLAIMED' WHEN 'RETRYING' THEN 'RETRY_SCHEDULED'
                         ELSE status END""";
 
@@ -36,8 +41,23 @@ final class TransitionSql {
             ), changed_event AS (
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, %s, status, updated_at, :actor, %s FROM changed
+            ), woken AS (
+                UPDATE {schema}.runs w SET run_at = statement_timestamp()
+                FROM changed f
+                WHERE f.finished_at IS NOT NULL AND w.awaiting_run_id = f.id AND w.status = 'WAITING'
+                  AND w.run_at > statement_timestamp()
+                RETURNING w.id
+            ), woken_notice AS (
+                SELECT pg_notify('runlane_{schema}', '') FROM (SELECT FROM woken LIMIT 1) AS any_woken
             )
             """;
+
+    /**
+     * The rows of {@code changed}, also evaluating {@code woken_notice}: PostgreSQL skips a plain CTE that the query
+     * does not read, so every statement built here must select its answer {@code FROM} this.
+     */
+    public static final String CHANGED_ROWS =
+            "changed CROSS JOIN (SELECT count(*) AS woken FROM woken_notice) AS notice";
 
     private TransitionSql() {}
 
@@ -49,15 +69,16 @@ final class TransitionSql {
      * @param eventType the SQL expression of the event type, evaluated per changed row
      * @param detail the SQL expression of the event detail
      */
-    static String transition(String changedCte, String eventType, String detail) {
-        return withClause(changedCte, eventType, detail) + "SELECT * FROM changed\n";
+    public static String transition(String changedCte, String eventType, String detail) {
+        return withClause(changedCte, eventType, detail) + "SELECT changed.* FROM " + CHANGED_ROWS + "\n";
     }
 
     /**
      * The {@code WITH} clause of a transition statement without its final {@code SELECT}, for statements that add
-     * further CTEs (a batch completion that also claims) after it. Its rows are in the CTE {@code changed}.
+     * further CTEs (a batch completion that also claims) after it. Its rows are in the CTE {@code changed}; select
+     * them from {@link #CHANGED_ROWS}.
      */
-    static String withClause(String changedCte, String eventType, String detail) {
+    public static String withClause(String changedCte, String eventType, String detail) {
         return "WITH changed AS (\n" + changedCte + "\n)" + TAIL.formatted(eventType, detail);
     }
 }

@@ -67,9 +67,10 @@ public final class LeaseRescuer {
                     LEASE_EXPIRED,
                     null,
                     "attempt " + expired.run().attempts() + " lost its lease (worker stopped heartbeating)");
-            boolean changed = outcomes.expireIfLeaseLapsed(
-                            expired.run().id(), expired.fencingToken(), "maintenance", failure, retryDelay)
-                    .isPresent();
+            java.util.Optional<io.runlane.Run> after = outcomes.expireIfLeaseLapsed(
+                    expired.run().id(), expired.fencingToken(), "maintenance", failure, retryDelay);
+            after.filter(run -> run.status().isTerminal()).ifPresent(run -> listener.runEnded(run.id(), run.status()));
+            boolean changed = after.isPresent();
             if (changed) {
                 rescued++;
                 logger.warn("Recovered run " + expired.run().id() + " of task '"

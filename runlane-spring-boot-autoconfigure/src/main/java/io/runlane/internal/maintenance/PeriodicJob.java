@@ -1,5 +1,6 @@
 package io.runlane.internal.maintenance;
 
+import io.runlane.internal.DatabaseOutage;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,8 +13,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Runs a maintenance task on its own daemon thread at a fixed delay, starting after a random part of the interval so
- * that instances started together do not run in lock-step. A failing run, errors included, is logged and the task
- * runs again at the next tick: a scheduled task that throws would otherwise never run again.
+ * that instances started together do not run in lock-step. A failing run, errors included, is logged (once per
+ * outage) and the task runs again at the next tick: a scheduled task that throws would otherwise never run again.
  */
 abstract class PeriodicJob implements SmartLifecycle {
 
@@ -25,9 +26,13 @@ abstract class PeriodicJob implements SmartLifecycle {
 
     private volatile ScheduledExecutorService scheduler;
 
+    /** Ticks run one at a time on the job's thread; an outage is logged once, and it retries at the next tick. */
+    private final DatabaseOutage outage;
+
     PeriodicJob(String name, Duration interval) {
         this.name = name;
         this.interval = interval;
+        this.outage = new DatabaseOutage(logger, "Runlane " + name, interval);
     }
 
     /** One run of the job. */
@@ -63,8 +68,9 @@ abstract class PeriodicJob implements SmartLifecycle {
     private void tick() {
         try {
             runOnce();
+            outage.succeeded();
         } catch (Throwable ex) {
-            logger.warn("Runlane " + name + " failed; retrying at the next tick", ex);
+            outage.failed(ex);
         }
     }
 }

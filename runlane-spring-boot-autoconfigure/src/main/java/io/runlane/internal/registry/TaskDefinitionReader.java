@@ -3,8 +3,11 @@ package io.runlane.internal.registry;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunlaneException;
 import io.runlane.Task;
+import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.result.FunctionTaskHandler;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -27,12 +30,14 @@ public final class TaskDefinitionReader {
         this.settings = settings;
     }
 
-    /** Reads a handler instance's declaration; the definition runs that instance. */
-    @SuppressWarnings("unchecked")
+    /**
+     * Reads a handler instance's declaration; the definition runs that instance. A {@link TaskFunction} runs through
+     * a {@link FunctionTaskHandler}, which hands its result to the attempt (S-RS-1).
+     */
     public TaskDefinition read(Object bean) {
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
-        requireHandler(handlerClass, bean instanceof TaskHandler<?>);
-        return read(handlerClass, (TaskHandler<Object>) bean);
+        requireHandler(handlerClass, bean instanceof TaskHandler<?> || bean instanceof TaskFunction<?, ?>);
+        return read(handlerClass, asHandler(bean));
     }
 
     /**
@@ -41,15 +46,24 @@ public final class TaskDefinitionReader {
      * start-up.
      */
     public TaskDefinition read(Class<?> handlerClass, Supplier<?> lookup) {
-        requireHandler(handlerClass, TaskHandler.class.isAssignableFrom(handlerClass));
-        return read(handlerClass, new LazyTaskHandler(lookup));
+        requireHandler(
+                handlerClass,
+                TaskHandler.class.isAssignableFrom(handlerClass) || TaskFunction.class.isAssignableFrom(handlerClass));
+        return read(handlerClass, new LazyTaskHandler(() -> asHandler(lookup.get())));
     }
 
-    private static void requireHandler(Class<?> handlerClass, boolean implementsTaskHandler) {
-        if (!implementsTaskHandler) {
+    private static void requireHandler(Class<?> handlerClass, boolean implementsTaskInterface) {
+        if (!implementsTaskInterface) {
             throw new TaskDeclarationException(
-                    handlerClass, "is annotated with @Task but does not implement TaskHandler");
+                    handlerClass, "is annotated with @Task but does not implement TaskHandler or TaskFunction");
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static TaskHandler<Object> asHandler(Object bean) {
+        return bean instanceof TaskFunction<?, ?> function
+                ? new FunctionTaskHandler(function)
+                : (TaskHandler<Object>) bean;
     }
 
     private TaskDefinition read(Class<?> handlerClass, TaskHandler<Object> handler) {
@@ -63,14 +77,18 @@ public final class TaskDefinitionReader {
             throw new TaskDeclarationException(
                     handlerClass,
                     "names queue '" + queue + "', which is not declared; declare it under runlane.queues." + queue
-                            + " (declared: " + settings.queues() + ") (S-QC-1)");
+                            + " (declared: " + settings.queues() + ") (S-QC-1, " + Guarantees.link("S-QC-1") + ")");
         }
+        Class<?> taskInterface =
+                TaskFunction.class.isAssignableFrom(handlerClass) ? TaskFunction.class : TaskHandler.class;
         ResolvableType payload =
-                ResolvableType.forClass(handlerClass).as(TaskHandler.class).getGeneric(0);
+                ResolvableType.forClass(handlerClass).as(taskInterface).getGeneric(0);
         Class<?> payloadClass = payload.resolve();
         if (payloadClass == null || payload.hasUnresolvableGenerics()) {
             throw new TaskDeclarationException(
-                    handlerClass, "must implement TaskHandler<P> with a concrete payload type P, but it is " + payload);
+                    handlerClass,
+                    "must implement " + taskInterface.getSimpleName() + " with a concrete payload type P, but it is "
+                            + payload);
         }
         IdempotencyKeyTtl ttl = task.idempotencyKeyTtl().isEmpty() ? null : ttl(handlerClass, task.idempotencyKeyTtl());
         if (task.maxAttempts() < 0) {
@@ -102,7 +120,8 @@ public final class TaskDefinitionReader {
     private static String checked(Class<?> handlerClass, String attribute, String value) {
         String reason = KeyRules.violation(value);
         if (reason != null) {
-            throw new TaskDeclarationException(handlerClass, attribute + " " + reason + " (S-ID-1)");
+            throw new TaskDeclarationException(
+                    handlerClass, attribute + " " + reason + " (S-ID-1, " + Guarantees.link("S-ID-1") + ")");
         }
         return value;
     }

@@ -1,6 +1,7 @@
 package io.runlane.internal.registry;
 
 import io.runlane.TaskNotFoundException;
+import io.runlane.internal.Guarantees;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -24,7 +25,8 @@ public final class TaskRegistry {
                 throw new TaskDeclarationException(
                         definition.handlerClass(),
                         "declares task id '" + definition.id() + "', which "
-                                + previous.handlerClass().getName() + " already declares (S-ID-2)");
+                                + previous.handlerClass().getName() + " already declares (S-ID-2, "
+                                + Guarantees.link("S-ID-2") + ")");
             }
             classes.put(definition.handlerClass(), definition);
         }

@@ -1,8 +1,9 @@
 package io.runlane.internal.schema;
 
-import io.runlane.RunlaneException;
 import io.runlane.internal.SchemaName;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
@@ -21,6 +22,8 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
@@ -34,6 +37,8 @@ import org.springframework.beans.factory.InitializingBean;
  * instances could both try to create it and one would fail start-up.
  */
 public final class RunlaneSchemaInitializer implements InitializingBean {
+
+    private static final Log logger = LogFactory.getLog(RunlaneSchemaInitializer.class);
 
     public static final String CHANGELOG = "db/runlane/changelog-master.xml";
 
@@ -64,15 +69,19 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
     /** Creates the schema if needed and applies every pending changeset. */
     public void initialize() {
         try (Connection connection = dataSource.getConnection()) {
+            PostgresRequirement.check(connection);
+            String searchPath = searchPath(connection);
             lockSchema(connection);
             try {
                 update(connection);
             } finally {
-                unlockSchema(connection);
+                unlockSchema(connection, searchPath);
             }
+        } catch (UnsupportedDatabaseException ex) {
+            throw ex;
         } catch (Exception ex) {
-            throw new RunlaneException(
-                    "schema_initialization_failed", "Could not apply Runlane's schema to '" + schema + "': " + ex, ex);
+            throw new SchemaInitializationException(
+                    schema, "Could not apply Runlane's schema to '" + schema + "': " + ex, ex);
         }
     }
 
@@ -80,6 +89,7 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
         }
+        long appliedBefore = appliedChangesets(connection);
         Database database =
                 DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
         database.setDatabaseChangeLogTableName(CHANGELOG_TABLE);
@@ -93,6 +103,8 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                 new ClassLoaderResourceAccessor(getClass().getClassLoader()),
                 Scope.Attr.ui.name(),
                 new LoggerUIService(),
+                Scope.Attr.logService.name(),
+                new QuietLiquibaseLogService(),
                 "liquibase.analytics.enabled",
                 false,
                 "liquibase.showBanner",
@@ -106,6 +118,29 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                         .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
                         .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
                         .execute());
+        long applied = appliedChangesets(connection) - appliedBefore;
+        if (applied > 0) {
+            logger.info("Runlane applied " + applied + " changeset(s) to its schema '" + schema + "'");
+        } else {
+            logger.debug("Runlane's schema '" + schema + "' is up to date");
+        }
+    }
+
+    /** The changesets recorded in Runlane's changelog table; none before the table exists. */
+    private long appliedChangesets(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet exists = statement.executeQuery(
+                        "SELECT to_regclass('" + schema + "." + CHANGELOG_TABLE + "') IS NOT NULL")) {
+            exists.next();
+            if (!exists.getBoolean(1)) {
+                return 0;
+            }
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT count(*) FROM " + schema + "." + CHANGELOG_TABLE)) {
+            result.next();
+            return result.getLong(1);
+        }
     }
 
     /**
@@ -119,16 +154,31 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
         }
     }
 
+    private static String searchPath(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT current_setting('search_path')")) {
+            result.next();
+            return result.getString(1);
+        }
+    }
+
     /**
      * Releases the lock before the connection goes back to the pool. A transaction the update left open is rolled
-     * back first (an aborted one would refuse the unlock). If the unlock still fails (the connection broke, say), the
+     * back first (an aborted one would refuse the unlock). Liquibase put Runlane's schema first on the session's
+     * search path; the path the application had is restored, or the pool would hand out a connection on which the
+     * application's unqualified names find Runlane's tables first. If this fails (the connection broke, say), the
      * connection is aborted instead, which ends its session and so its lock; the update's own outcome stands.
      */
-    private void unlockSchema(Connection connection) {
+    private void unlockSchema(Connection connection, String searchPath) {
         try {
             if (!connection.getAutoCommit()) {
                 connection.rollback();
                 connection.setAutoCommit(true);
+            }
+            try (PreparedStatement statement =
+                    connection.prepareStatement("SELECT set_config('search_path', ?, false)")) {
+                statement.setString(1, searchPath);
+                statement.execute();
             }
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SELECT pg_advisory_unlock(" + lockKey() + ")");
@@ -138,10 +188,8 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
                 connection.abort(Runnable::run);
             } catch (SQLException abortFailure) {
                 ex.addSuppressed(abortFailure);
-                throw new RunlaneException(
-                        "schema_initialization_failed",
-                        "Could not release the schema lock of '" + schema + "': " + ex,
-                        ex);
+                throw new SchemaInitializationException(
+                        schema, "Could not release the schema lock of '" + schema + "': " + ex, ex);
             }
         }
     }

@@ -13,8 +13,10 @@ import io.runlane.RunOperations;
 import io.runlane.RunQuery;
 import io.runlane.RunStateException;
 import io.runlane.RunStatus;
+import io.runlane.RunStep;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.jdbc.RunListing;
 import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
@@ -22,6 +24,9 @@ import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.maintenance.PrunePass;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.RunResults;
+import io.runlane.internal.step.StepStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,6 +59,10 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final EngineListener listener;
 
+    private final RunResults results;
+
+    private final StepStore steps;
+
     DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -62,7 +71,11 @@ public final class DefaultRunOperations implements RunOperations {
             TaskRegistry tasks,
             TriggerPlanner planner,
             RunAdmitter admitter,
-            EngineListener listener) {
+            EngineListener listener,
+            RunResults results,
+            StepStore steps) {
+        this.results = results;
+        this.steps = steps;
         this.reads = reads;
         this.listing = listing;
         this.transitions = transitions;
@@ -132,6 +145,7 @@ public final class DefaultRunOperations implements RunOperations {
 
     private static boolean endsAttempt(RunEventType type) {
         return type != RunEventType.CANCELLATION_REQUESTED
+                && type != RunEventType.STEP_COMPLETED
                 && type != RunEventType.CREATED
                 && type != RunEventType.IDEMPOTENCY_KEY_RESET;
     }
@@ -157,17 +171,35 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public Run cancel(UUID runId, @Nullable String reason) {
         Objects.requireNonNull(runId, "runId");
-        return transitions
-                .cancel(runId, OPERATOR, reason)
-                .or(() -> reads.get(runId))
-                .orElseThrow(() -> new RunNotFoundException(runId));
+        Optional<Run> cancelled = transitions.cancel(runId, OPERATOR, reason);
+        cancelled.filter(run -> run.status().isTerminal()).ifPresent(run -> listener.runEnded(run.id(), run.status()));
+        return cancelled.or(() -> reads.get(runId)).orElseThrow(() -> new RunNotFoundException(runId));
+    }
+
+    @Override
+    public <R> Optional<R> result(UUID runId, Class<R> type) {
+        return results.result(runId, type);
+    }
+
+    @Override
+    public <R> R awaitResult(UUID runId, Class<R> type, Duration timeout) {
+        return results.awaitResult(runId, type, timeout);
+    }
+
+    @Override
+    public List<RunStep> steps(UUID runId) {
+        require(runId);
+        return steps.list(runId);
     }
 
     @Override
     public Run rerun(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (!source.status().isTerminal()) {
-            throw new RunStateException(runId, source.status(), "only a terminal run can be rerun (S-OP-2)");
+            throw new RunStateException(
+                    runId,
+                    source.status(),
+                    "only a terminal run can be rerun (S-OP-2, " + Guarantees.link("S-OP-2") + ")");
         }
         return derive(source, RERUN, options);
     }
@@ -176,7 +208,10 @@ public final class DefaultRunOperations implements RunOperations {
     public Run retry(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (source.status() != RunStatus.FAILED) {
-            throw new RunStateException(runId, source.status(), "only a FAILED run can be retried (S-OP-2)");
+            throw new RunStateException(
+                    runId,
+                    source.status(),
+                    "only a FAILED run can be retried (S-OP-2, " + Guarantees.link("S-OP-2") + ")");
         }
         return derive(source, RETRY, options);
     }

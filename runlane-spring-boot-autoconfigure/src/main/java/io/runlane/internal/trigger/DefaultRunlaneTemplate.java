@@ -5,7 +5,7 @@ import io.runlane.IdempotencyKeyOperations;
 import io.runlane.RunOperations;
 import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleOperations;
-import io.runlane.TaskHandler;
+import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
@@ -56,7 +56,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
     }
 
     @Override
-    public <P> TriggerResult trigger(Class<? extends TaskHandler<P>> task, P payload, TriggerOptions options) {
+    public <P> TriggerResult trigger(Class<? extends TaskKeys<P>> task, P payload, TriggerOptions options) {
         Objects.requireNonNull(task, "task");
         return admitter.admit(planner.plan(tasks.require(task), payload, orNone(options)));
     }

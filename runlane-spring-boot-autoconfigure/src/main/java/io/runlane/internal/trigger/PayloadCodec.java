@@ -30,6 +30,11 @@ public final class PayloadCodec {
         this.validator = validator;
     }
 
+    /** The application's mapper, which results and steps use too (S-RS-1). */
+    public JsonMapper jsonMapper() {
+        return jsonMapper;
+    }
+
     /**
      * Returns the payload as an instance of the task's payload type, converting it through JSON when the caller
      * passed another shape (a map, say), and checks its constraints.

@@ -12,6 +12,8 @@ import io.runlane.internal.jdbc.RunPruner;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.result.RunResults;
+import io.runlane.internal.step.StepStore;
 import io.runlane.internal.worker.DueRunNotifier;
 
 /** Assembles the template and its operator APIs from the engine's SQL parts. */
@@ -31,11 +33,13 @@ public final class TriggerEngine {
             IdempotencyKeyResets resets,
             DueRunNotifier notifier,
             EngineListener listener,
+            RunResults results,
+            StepStore steps,
             ScheduleOperations schedules) {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
-        DefaultRunOperations runs =
-                new DefaultRunOperations(reads, listing, transitions, pruner, tasks, planner, admitter, listener);
+        DefaultRunOperations runs = new DefaultRunOperations(
+                reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
         return new DefaultRunlaneTemplate(tasks, planner, admitter, runs, keys, schedules);
     }

@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.KeyResolverException;
 import io.runlane.TriggerOptions;
+import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.jdbc.NewRun;
 import io.runlane.internal.registry.KeyRules;
@@ -70,7 +71,9 @@ public final class TriggerPlanner {
         String queue = queue(task, options.queue());
         if (idempotencyKey == null && options.idempotencyKeyTtl() != null) {
             throw new ConfigurationInvalidException(
-                    "idempotencyKeyTtl", "requires an idempotency key, but the trigger has none (S-IK-6)");
+                    "idempotencyKeyTtl",
+                    "requires an idempotency key, but the trigger has none (S-IK-6, " + Guarantees.link("S-IK-6")
+                            + ")");
         }
         Duration ttl = idempotencyKey == null ? null : retention(task, options.idempotencyKeyTtl());
         Duration delay = options.delay();
@@ -122,7 +125,9 @@ public final class TriggerPlanner {
         KeyRules.requireValid("queue", override);
         if (!settings.queues().contains(override)) {
             throw new ConfigurationInvalidException(
-                    "queue", "'" + override + "' is not declared under runlane.queues (S-QC-1)");
+                    "queue",
+                    "'" + override + "' is not declared under runlane.queues (S-QC-1, " + Guarantees.link("S-QC-1")
+                            + ")");
         }
         return override;
     }

@@ -3,7 +3,11 @@ package io.runlane.internal.worker;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunContext;
 import io.runlane.RunlaneTemplate;
+import io.runlane.StepAction;
+import io.runlane.StepFunction;
 import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.result.ResultSink;
+import io.runlane.internal.step.AttemptSteps;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -13,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * The {@link RunContext} of one attempt. Heartbeats update it from another thread: cancellation requested by an
  * operator, or the lease lost to recovery; both tell the handler to stop (S-CA-2).
  */
-final class AttemptContext implements RunContext {
+final class AttemptContext implements RunContext, ResultSink {
 
     /** A release the handler asked for. */
     record Release(Duration delay, String reason) {}
@@ -36,6 +40,15 @@ final class AttemptContext implements RunContext {
 
     /** The thread running the handler, while it runs; guarded by {@code this}. */
     private @Nullable Thread handlerThread;
+
+    /** Durable steps and waits (S-ST); set by the attempt runner before the handler starts. */
+    private @Nullable AttemptSteps steps;
+
+    private volatile @Nullable Object result;
+
+    private volatile @Nullable String resultJson;
+
+    private volatile boolean returnedResult;
 
     AttemptContext(ClaimedRun claimed, RunlaneTemplate runlane) {
         this.claimed = claimed;
@@ -78,6 +91,65 @@ final class AttemptContext implements RunContext {
     @Override
     public RunlaneTemplate runlane() {
         return runlane;
+    }
+
+    @Override
+    public <R> R step(String name, Class<R> type, StepFunction<R> fn) throws Exception {
+        return steps().step(name, type, fn);
+    }
+
+    @Override
+    public void step(String name, StepAction action) throws Exception {
+        steps().step(name, action);
+    }
+
+    @Override
+    public void sleep(String name, Duration duration) {
+        steps().sleep(name, duration);
+    }
+
+    @Override
+    public <R> R awaitResult(UUID runId, Class<R> type, Duration timeout) {
+        return steps().awaitResult(runId, type, timeout);
+    }
+
+    @Override
+    public void returned(@Nullable Object result) {
+        this.result = result;
+        this.returnedResult = true;
+    }
+
+    /** Whether a task function returned (its result may be {@code null}): the completion stores a result. */
+    boolean returnedResult() {
+        return returnedResult;
+    }
+
+    /** What a task function returned, or {@code null}. */
+    @Nullable
+    Object result() {
+        return result;
+    }
+
+    /** The result as JSON, to be stored with the completion (S-RS-1). */
+    @Nullable
+    String resultJson() {
+        return resultJson;
+    }
+
+    void resultJson(String json) {
+        this.resultJson = json;
+    }
+
+    void steps(AttemptSteps steps) {
+        this.steps = steps;
+    }
+
+    AttemptSteps steps() {
+        AttemptSteps attemptSteps = steps;
+        if (attemptSteps == null) {
+            throw new IllegalStateException("Steps can only be called while the handler runs (S-ST-5)");
+        }
+        return attemptSteps;
     }
 
     @Nullable

@@ -9,7 +9,10 @@ import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.step.AttemptSteps;
+import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.trigger.PayloadCodec;
+import io.runlane.internal.wait.WaitRequest;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -27,9 +30,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       payload_invalid}, without calling the handler (S-ID-4); any other failure before the handler (unknown task,
  *       a class that cannot be loaded, a broken validator) fails it at once with {@code attempt_preparation_failed}
  *       (S-EX-22);
- *   <li>call the handler; afterwards the thread's interrupt flag is cleared, so an interrupt meant for this
+ *   <li>call the handler, with the attempt's durable steps ({@link AttemptSteps}, S-ST); afterwards the thread's interrupt flag is cleared, so an interrupt meant for this
  *       attempt never reaches the next one on the same thread (S-EX-22);
- *   <li>returned: complete, or release if the handler asked for it (S-EX-6); threw: retry after the policy's delay
+ *   <li>asked to wait (a sleep or an await, even if it then swallowed the signal): park the run as {@code WAITING}
+ *       (S-ST-7, S-RS-4); a step found the attempt fenced out: end without an outcome (S-ST-3);
+ *   <li>returned: complete, storing a task function's result (S-RS-1; too large: fail at once, S-RS-5), or release
+ *       if the handler asked for it (S-EX-6); threw: retry after the policy's delay
  *       or fail (S-EX-4, S-EX-5). A run whose cancellation was requested ends {@code CANCELLED} when the handler
  *       returns and {@code FAILED} when it throws (S-CA-2).
  * </ol>
@@ -63,6 +69,15 @@ final class AttemptRunner {
 
     private final OutcomeRetries outcomeRetries;
 
+    private final DurableExecution durable;
+
+    /** Set before the worker starts; read by handler threads. */
+    private volatile HandlerInvocation invocation = HandlerInvocation.DIRECT;
+
+    void setInvocation(HandlerInvocation invocation) {
+        this.invocation = invocation;
+    }
+
     AttemptRunner(
             TaskRegistry tasks,
             PayloadCodec payloads,
@@ -72,7 +87,9 @@ final class AttemptRunner {
             EngineListener listener,
             TransactionTemplate transactions,
             CompletionWriter completions,
-            OutcomeRetries outcomeRetries) {
+            OutcomeRetries outcomeRetries,
+            DurableExecution durable) {
+        this.durable = durable;
         this.outcomeRetries = outcomeRetries;
         this.transactions = transactions;
         this.completions = completions;
@@ -115,19 +132,44 @@ final class AttemptRunner {
         } catch (Throwable ex) {
             return failPreparation(context, worker, followUp, started, ex);
         }
+        AttemptSteps steps = durable.open(claimed, worker);
+        context.steps(steps);
         Throwable failure = null;
         context.handlerStarted();
+        steps.handlerStarted();
         try {
-            task.handler().run(payload, context);
+            Object typed = payload;
+            invocation.invoke(run, context.attempt(), () -> task.handler().run(typed, context));
         } catch (Throwable ex) {
             failure = ex;
         } finally {
             context.handlerEnded();
+            steps.handlerEnded();
         }
         if (context.timedOut()) {
             logger.warn("Attempt " + context.attempt() + " of run " + run.id() + " returned after its timeout; its"
                     + " outcome was already recorded as " + AttemptTimeouts.ATTEMPT_TIMEOUT);
             return null;
+        }
+        if (steps.fencedOut()) {
+            record(context, Optional.empty(), started, "step_fenced_out");
+            return null;
+        }
+        WaitRequest wait = steps.suspension();
+        if (wait != null) {
+            return record(
+                    context,
+                    () -> durable.parking().parkIfHeld(run.id(), claimed.fencingToken(), worker, wait),
+                    started,
+                    "waiting",
+                    followUp);
+        }
+        if (failure == null && context.returnedResult()) {
+            try {
+                context.resultJson(durable.codec().writeTaskResult(context.result()));
+            } catch (RuntimeException ex) {
+                failure = ex;
+            }
         }
         if (failure == null) {
             AttemptContext.Release release = context.requestedRelease();

@@ -293,7 +293,9 @@ final class CompletionWriter {
         List<BatchCompletions.HeldAttempt> attempts = new ArrayList<>(batch.size());
         for (Completion completion : batch) {
             attempts.add(new BatchCompletions.HeldAttempt(
-                    completion.context().runId(), completion.context().claimed().fencingToken()));
+                    completion.context().runId(),
+                    completion.context().claimed().fencingToken(),
+                    completion.context().resultJson()));
         }
         return attempts;
     }

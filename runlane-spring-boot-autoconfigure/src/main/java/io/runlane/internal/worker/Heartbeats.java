@@ -1,6 +1,7 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
+import io.runlane.internal.DatabaseOutage;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.RunClaims;
 import java.time.Duration;
@@ -39,6 +40,8 @@ final class Heartbeats {
 
     private final EngineListener listener;
 
+    private final DatabaseOutage outage;
+
     Heartbeats(
             RunClaims claims,
             String workerId,
@@ -52,14 +55,17 @@ final class Heartbeats {
         this.running = running;
         this.waitingCompletions = waitingCompletions;
         this.listener = listener;
+        this.outage = new DatabaseOutage(logger, "Extending leases (heartbeat)", lease.dividedBy(3));
     }
 
     /** Sends one heartbeat; logs every failure instead of throwing it. */
     void beat() {
         try {
             beatOnce();
+            outage.succeeded();
         } catch (Throwable ex) {
-            logger.warn("Heartbeat failed; leases will be extended at the next one", ex);
+            // leases are extended at the next heartbeat; an outage is logged once, not at every heartbeat
+            outage.failed(ex);
         }
     }
 

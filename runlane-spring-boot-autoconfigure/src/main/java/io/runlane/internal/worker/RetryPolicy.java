@@ -6,6 +6,8 @@ import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.registry.TaskDefinition;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Decides whether a failed attempt retries and after how long (S-EX-4): {@code maxAttempts} counts the first attempt
@@ -48,26 +50,28 @@ public final class RetryPolicy {
     }
 
     /**
-     * {@code first * multiplier^(spentAttempts - 1)}, capped at {@code max}; computed in floating point, so a
-     * multiplier that overflows simply reaches the cap. A cap below the first delay wins (a task's cap under the
-     * configured initial backoff).
+     * {@code first * multiplier^(spentAttempts - 1)}, capped at {@code max}, as Spring's {@link ExponentialBackOff}
+     * computes it (in milliseconds). A cap below the first delay wins (a task's cap under the configured initial
+     * backoff); the sequence is walked only until it stops growing, so a large attempt count costs nothing more.
      */
     static Duration exponential(Duration first, double multiplier, Duration max, int spentAttempts) {
-        double nanos = first.toNanos() * Math.pow(multiplier, Math.max(0, spentAttempts - 1));
-        if (!(nanos < max.toNanos())) {
-            return max;
+        ExponentialBackOff backOff = new ExponentialBackOff(Math.max(1, first.toMillis()), multiplier);
+        backOff.setMaxInterval(Math.max(1, max.toMillis()));
+        BackOffExecution execution = backOff.start();
+        long delay = execution.nextBackOff();
+        for (int attempt = 2; attempt <= spentAttempts; attempt++) {
+            long next = execution.nextBackOff();
+            if (next == delay) {
+                break;
+            }
+            delay = next;
         }
-        return Duration.ofNanos(Math.round(nanos));
+        return Duration.ofMillis(delay);
     }
 
-    /** The exponential delay after the given number of spent attempts (1: the initial backoff). */
+    /** The exponential delay after the given number of spent attempts (1: the initial backoff), doubling. */
     public Duration exponential(int spentAttempts) {
-        int doublings = Math.max(0, Math.min(spentAttempts - 1, 62));
-        Duration delay = initialBackoff;
-        for (int i = 0; i < doublings && delay.compareTo(maxBackoff) < 0; i++) {
-            delay = delay.multipliedBy(2);
-        }
-        return delay.compareTo(maxBackoff) > 0 ? maxBackoff : delay;
+        return exponential(initialBackoff, 2, maxBackoff, spentAttempts);
     }
 
     private static boolean isRetryable(@Nullable TaskDefinition task, Throwable failure) {

@@ -1,6 +1,7 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunlaneTemplate;
+import io.runlane.internal.DatabaseOutage;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneSettings;
@@ -10,6 +11,7 @@ import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.RunClaims;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -103,9 +106,17 @@ public final class RunWorker implements SmartLifecycle {
 
     private volatile @Nullable Throwable lastPollFailure;
 
+    /** Failed polls in a row: one warning per outage, a backoff, one line when it recovers. */
+    private final DatabaseOutage pollOutage;
+
     private @Nullable Semaphore slots;
 
     private @Nullable ExecutorService executor;
+
+    /** Runs handlers when set (Boot's executor builders); otherwise the worker keeps a pool of its own. */
+    private volatile @Nullable Executor handlerExecutor;
+
+    private volatile boolean autoStartup = true;
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
@@ -124,10 +135,12 @@ public final class RunWorker implements SmartLifecycle {
             RunlaneTemplate template,
             EngineListener listener,
             DueRunNotifier notifier,
-            TransactionTemplate transactions) {
+            TransactionTemplate transactions,
+            DurableExecution durable) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.settings = settings;
         this.execution = execution;
+        this.pollOutage = new DatabaseOutage(logger, "Claiming runs", execution.pollInterval());
         this.claims = claims;
         this.template = template;
         this.listener = listener;
@@ -161,7 +174,16 @@ public final class RunWorker implements SmartLifecycle {
                 () -> new WakeUpListener(dataSource, settings.schema(), this::wake),
                 completionWriter);
         this.attempts = new AttemptRunner(
-                tasks, payloads, outcomes, retries, failures, listener, transactions, completionWriter, outcomeRetries);
+                tasks,
+                payloads,
+                outcomes,
+                retries,
+                failures,
+                listener,
+                transactions,
+                completionWriter,
+                outcomeRetries,
+                durable);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -189,6 +211,11 @@ public final class RunWorker implements SmartLifecycle {
         return lastPollFailure;
     }
 
+    /** Polls that failed since the last one that succeeded. */
+    public long pollFailuresInARow() {
+        return pollOutage.failuresInARow();
+    }
+
     /**
      * The engine threads of a running worker that are dead now (S-MO-4): its poller, listener, completion writer or
      * heartbeats. Supervision restarts them at the next heartbeat or poll; until then the worker is unhealthy.
@@ -206,8 +233,10 @@ public final class RunWorker implements SmartLifecycle {
             }
             running = true;
             slots = new Semaphore(execution.concurrency());
-            executor = Executors.newFixedThreadPool(
-                    execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"));
+            executor = handlerExecutor == null
+                    ? Executors.newFixedThreadPool(
+                            execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"))
+                    : null;
             threads.start();
             notifier.setLocalWakeUp(this::wake);
         } finally {
@@ -231,9 +260,15 @@ public final class RunWorker implements SmartLifecycle {
         notifier.setLocalWakeUp(null);
         wake();
         threads.stopPolling();
-        executor.shutdown();
+        if (executor != null) {
+            executor.shutdown();
+        }
         try {
-            if (!executor.awaitTermination(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            // every slot free again: each running handler has returned (a slot is held until then, S-EX-21)
+            if (slots.tryAcquire(
+                    execution.concurrency(), execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                slots.release(execution.concurrency());
+            } else {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
                 outcomeRetries.giveUp();
@@ -251,6 +286,30 @@ public final class RunWorker implements SmartLifecycle {
         return running;
     }
 
+    /**
+     * Runs handlers on this executor from the next start instead of a pool of the worker's own (Boot's
+     * {@code SimpleAsyncTaskExecutorBuilder}: virtual threads, the application's {@code TaskDecorator}). The worker's
+     * slots still bound how many run at once.
+     */
+    public void setHandlerExecutor(@Nullable Executor handlerExecutor) {
+        this.handlerExecutor = handlerExecutor;
+    }
+
+    /** Wraps each handler call (a Micrometer observation, say); direct by default. */
+    public void setHandlerInvocation(HandlerInvocation invocation) {
+        attempts.setInvocation(invocation);
+    }
+
+    /** Whether the context starts the worker when it refreshes; Boot starts it on {@code ApplicationReadyEvent}. */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
+    }
+
     /** Wakes the polling thread: a run may be due. */
     public void wake() {
         lock.lock();
@@ -265,6 +324,7 @@ public final class RunWorker implements SmartLifecycle {
     private void pollUntilStopped() {
         while (running) {
             boolean filledEverySlot = false;
+            @Nullable Duration backoff = null;
             try {
                 threads.superviseHeartbeats();
                 int free = slots.availablePermits();
@@ -273,15 +333,18 @@ public final class RunWorker implements SmartLifecycle {
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
                     lastPoll = Instant.now();
+                    pollOutage.succeeded();
                 } else {
-                    logger.warn("Claiming runs failed; retrying after the poll interval", poll.failure());
+                    backoff = pollOutage.failed(poll.failure());
                 }
             } catch (Throwable ex) {
                 // Any failure, errors included, must not end the polling thread: health reports it instead.
                 lastPollFailure = ex;
-                logger.warn("Claiming runs failed; retrying after the poll interval", ex);
+                backoff = pollOutage.failed(ex);
             }
-            if (filledEverySlot) {
+            if (backoff != null) {
+                awaitWakeUp(backoff);
+            } else if (filledEverySlot) {
                 awaitFreeSlots();
             } else {
                 awaitWakeUp(jittered(execution.pollInterval()));
@@ -311,7 +374,8 @@ public final class RunWorker implements SmartLifecycle {
         AttemptContext context = new AttemptContext(run, template);
         inFlight.put(run.run().id(), context);
         try {
-            executor.execute(() -> execute(context));
+            Executor handlers = handlerExecutor;
+            (handlers != null ? handlers : executor).execute(() -> execute(context));
         } catch (Throwable ex) {
             inFlight.remove(run.run().id(), context);
             slots.release();

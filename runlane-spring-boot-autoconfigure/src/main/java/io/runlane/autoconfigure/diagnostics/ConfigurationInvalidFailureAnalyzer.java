@@ -1,0 +1,70 @@
+package io.runlane.autoconfigure.diagnostics;
+
+import io.runlane.ConfigurationInvalidException;
+import io.runlane.internal.Guarantees;
+import io.runlane.internal.registry.TaskDeclarationException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.env.Environment;
+
+/**
+ * Reports an invalid {@code @Task} declaration (the class to fix) or an invalid {@code runlane.*} property (where it
+ * was set). A property that fails binding or a Jakarta constraint is left to Boot's own bind analyzers.
+ */
+class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<ConfigurationInvalidException> {
+
+    private final Environment environment;
+
+    ConfigurationInvalidFailureAnalyzer(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, ConfigurationInvalidException cause) {
+        if (findCause(rootFailure, BindException.class) != null) {
+            return null;
+        }
+        if (cause instanceof TaskDeclarationException declaration) {
+            return new FailureAnalysis(
+                    "The @Task declaration of " + declaration.taskClass().getName() + " is invalid: "
+                            + declaration.reason(),
+                    "Fix the @Task annotation or the handler class "
+                            + declaration.taskClass().getName() + " (" + Guarantees.link("S-ID-2") + ").",
+                    cause);
+        }
+        String field = cause.field();
+        if (field.startsWith("runlane.")) {
+            Origin origin = origin(field);
+            return new FailureAnalysis(
+                    "Invalid Runlane configuration property '" + field + "': " + cause.reason()
+                            + (origin != null ? "\n\n    Origin: " + origin : ""),
+                    "Update the property '" + field + "' in your application's configuration.",
+                    cause);
+        }
+        return new FailureAnalysis(
+                "Invalid Runlane configuration: " + cause.getMessage(),
+                "Correct '" + field + "' where your application sets it.",
+                cause);
+    }
+
+    private @Nullable Origin origin(String field) {
+        if (!ConfigurationPropertyName.isValid(field)) {
+            return null;
+        }
+        ConfigurationPropertyName name = ConfigurationPropertyName.of(field);
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            ConfigurationProperty property = source.getConfigurationProperty(name);
+            if (property != null) {
+                return property.getOrigin();
+            }
+        }
+        return null;
+    }
+}

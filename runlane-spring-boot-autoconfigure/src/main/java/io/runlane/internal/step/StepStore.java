@@ -1,0 +1,162 @@
+package io.runlane.internal.step;
+
+import io.runlane.RunStep;
+import io.runlane.internal.jdbc.SqlTemplate;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Reads and records completed steps ({@code run_steps}, S-ST-1..6).
+ *
+ * <p>Recording is one statement, its own short transaction, fenced by the attempt's claim (S-ST-3):
+ *
+ * <ol>
+ *   <li>lock the run's row, only while it is running under the attempt's fencing token: a lease takeover, a
+ *       cancellation or another recording of the run waits for it or is waited for, and the token is checked on
+ *       the newest row version;
+ *   <li>insert the step, {@code ON CONFLICT DO NOTHING}: the primary key (run, name, occurrence) lets one
+ *       recording win whatever happens concurrently, and a recording that waited for the lock sees the winner's
+ *       committed row;
+ *   <li>only if the step was inserted, bump the run's event sequence and append the {@code STEP_COMPLETED} event
+ *       with it (S-ST-6, S-RL-2), so that a losing recording leaves no gap in the sequence.
+ * </ol>
+ *
+ * A recording that wrote nothing was either fenced out, or found the step already recorded; the caller tells them
+ * apart by reading the step.
+ */
+public final class StepStore {
+
+    private static final String FIND = """
+            SELECT result::text AS result FROM {schema}.run_steps
+            WHERE run_id = :runId AND name = :name AND occurrence = :occurrence
+            """;
+
+    private static final String RECORD = """
+            WITH held AS (
+                SELECT id FROM {schema}.runs
+                WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                FOR UPDATE
+            ), recorded AS (
+                INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
+                SELECT id, :name, :occurrence, :stepId, cast(:result AS jsonb), statement_timestamp() FROM held
+                ON CONFLICT DO NOTHING
+                RETURNING run_id
+            ), bumped AS (
+                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
+                FROM recorded WHERE r.id = recorded.run_id
+                RETURNING r.id, r.last_event_seq, r.status
+            ), recorded_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'STEP_COMPLETED', status, statement_timestamp(), :actor, :detail FROM bumped
+            )
+            SELECT count(*) FROM recorded
+            """;
+
+    private static final String LIST = """
+            SELECT name, occurrence, step_id, completed_at, result::text AS result FROM {schema}.run_steps
+            WHERE run_id = :runId
+            ORDER BY completed_at, name, occurrence
+            """;
+
+    private static final String RESULTS = """
+            SELECT name, occurrence, result::text AS result FROM {schema}.run_steps WHERE run_id = :runId
+            """;
+
+    private static final String NOW = "SELECT statement_timestamp()";
+
+    /** A recorded step's result as JSON text; {@code null} for a step without a result. */
+    public record StoredResult(@Nullable String json) {}
+
+    private final JdbcClient jdbc;
+
+    private final String find;
+
+    private final String record;
+
+    private final String list;
+
+    private final String results;
+
+    public StepStore(JdbcClient jdbc, SqlTemplate sql) {
+        this.jdbc = jdbc;
+        this.find = sql.format(FIND);
+        this.record = sql.format(RECORD);
+        this.list = sql.format(LIST);
+        this.results = sql.format(RESULTS);
+    }
+
+    /** The recorded result of a step, if it completed. */
+    public Optional<StoredResult> find(UUID runId, String name, int occurrence) {
+        return jdbc.sql(find)
+                .paramSource(step(runId, name, occurrence))
+                .query((rs, rowNum) -> new StoredResult(rs.getString("result")))
+                .optional();
+    }
+
+    /** Every recorded result of a run, by {@link #key(String, int)}: one query instead of one per step. */
+    public Map<String, StoredResult> results(UUID runId) {
+        Map<String, StoredResult> recorded = new HashMap<>();
+        jdbc.sql(results)
+                .paramSource(new MapSqlParameterSource().addValue("runId", runId, Types.OTHER))
+                .query(rs -> {
+                    recorded.put(
+                            key(rs.getString("name"), rs.getInt("occurrence")),
+                            new StoredResult(rs.getString("result")));
+                });
+        return recorded;
+    }
+
+    /** The key of a step in {@link #results}. */
+    public static String key(String name, int occurrence) {
+        return occurrence + "#" + name;
+    }
+
+    /**
+     * Records a completed step for the attempt holding {@code token}. Returns whether this call recorded it; {@code
+     * false} when the attempt no longer holds the run or the step was already recorded.
+     */
+    public boolean recordIfHeld(
+            UUID runId, long token, String actor, String name, int occurrence, String stepId, @Nullable String json) {
+        MapSqlParameterSource params = step(runId, name, occurrence)
+                .addValue("token", token, Types.BIGINT)
+                .addValue("actor", actor, Types.VARCHAR)
+                .addValue("stepId", stepId, Types.VARCHAR)
+                .addValue("result", json, Types.VARCHAR)
+                .addValue("detail", name + " #" + occurrence, Types.VARCHAR);
+        return jdbc.sql(record).paramSource(params).query(Long.class).single() == 1;
+    }
+
+    /** A run's completed steps in completion order (S-ST-6). */
+    public List<RunStep> list(UUID runId) {
+        return jdbc.sql(list)
+                .paramSource(new MapSqlParameterSource().addValue("runId", runId, Types.OTHER))
+                .query((rs, rowNum) -> new RunStep(
+                        rs.getString("name"),
+                        rs.getInt("occurrence"),
+                        rs.getString("step_id"),
+                        rs.getObject("completed_at", OffsetDateTime.class).toInstant(),
+                        rs.getString("result")))
+                .list();
+    }
+
+    /** The database clock (S-RL-3). */
+    public Instant now() {
+        return jdbc.sql(NOW).query(OffsetDateTime.class).single().toInstant();
+    }
+
+    private static MapSqlParameterSource step(UUID runId, String name, int occurrence) {
+        return new MapSqlParameterSource()
+                .addValue("runId", runId, Types.OTHER)
+                .addValue("name", name, Types.VARCHAR)
+                .addValue("occurrence", occurrence, Types.INTEGER);
+    }
+}
