@@ -89,6 +89,14 @@ final class FaultCluster implements AutoCloseable {
         return nodes.get(index);
     }
 
+    /** The node whose running generation is {@code instance} ({@code node-2.g3}). */
+    FaultNode nodeRunning(String instance) {
+        return nodes.stream()
+                .filter(node -> instance.startsWith(node.name() + "."))
+                .findFirst()
+                .orElseThrow();
+    }
+
     /** The application name the instance's Runlane connections carry, which pg_terminate_backend aims at. */
     String runlaneApplication(String nodeName) {
         return applicationPrefix + "runlane-" + nodeName;

@@ -212,6 +212,10 @@ class FaultInjectionIT {
                 }
             });
         }
+        if (scenario.zombieRequired() && context.watched().isEmpty()) {
+            report.violation("no partition caught a long attempt in flight and saw it recovered elsewhere, so the"
+                    + " refusal of a zombie's completion (S-EX-3) was not exercised");
+        }
         for (FaultContext.Watched zombie : context.watched()) {
             boolean laterAttemptSucceeded = evidence.runs().stream()
                     .anyMatch(run -> run.id().equals(zombie.runId())

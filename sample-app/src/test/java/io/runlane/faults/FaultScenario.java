@@ -5,9 +5,15 @@ import java.util.List;
 
 /**
  * A named scenario: the faults injected together during its load window, whether the clock-skewed instance must be
- * running, and which runs may be executed more than once.
+ * running, which runs may be executed more than once, and whether a partitioned zombie's refused completion must
+ * have been observed.
  */
-record FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
+record FaultScenario(
+        String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, boolean zombieRequired) {
+
+    FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
+        this(name, faults, needsSkew, reexecution, false);
+    }
 
     /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
     enum Reexecution {
@@ -28,7 +34,8 @@ record FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecu
                 new FaultScenario("sigterm", List.of(Faults.terminate(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-restart", List.of(Faults.restartDatabase()), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-terminate", List.of(Faults.terminateBackends()), false, Reexecution.CUT_ATTEMPTS),
-                new FaultScenario("partition", List.of(Faults.partition(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario(
+                        "partition", List.of(Faults.partition(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS, true),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
                 new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),

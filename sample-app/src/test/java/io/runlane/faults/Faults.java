@@ -124,8 +124,10 @@ final class Faults {
                 if (!context.loadRunning()) {
                     break;
                 }
-                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
-                FaultContext.Watched watched = awaitLongAttempt(context, node.instance());
+                FaultContext.Watched watched = awaitLongAttempt(context, targets);
+                FaultNode node = watched != null
+                        ? context.cluster().nodeRunning(watched.instance())
+                        : context.cluster().node(targets.get(random.nextInt(targets.size())));
                 long start = System.nanoTime();
                 node.proxy().cut();
                 context.note("partitioned " + node.instance() + " from PostgreSQL"
@@ -239,21 +241,26 @@ final class Faults {
         }
     }
 
-    /** The newest long attempt in flight on {@code instance}, waiting for one up to 15 s. */
-    private static FaultContext.Watched awaitLongAttempt(FaultContext context, String instance)
+    /**
+     * The newest long attempt that started less than a second ago on one of the {@code targets}, so that it is still
+     * running when the link is cut; waits for one up to 15 s.
+     */
+    private static FaultContext.Watched awaitLongAttempt(FaultContext context, List<Integer> targets)
             throws InterruptedException {
         String sql = """
-                SELECT run_id, attempt FROM %s.effects
-                WHERE instance = ? AND scenario = ? AND ended_at IS NULL AND planned_ms >= 1500
-                  AND started_at > clock_timestamp() - interval '500 milliseconds'
+                SELECT run_id, attempt, instance FROM %s.effects
+                WHERE split_part(instance, '.', 1) = ANY(?) AND scenario = ? AND ended_at IS NULL
+                  AND planned_ms >= 2500 AND started_at > clock_timestamp() - interval '1 second'
                 ORDER BY started_at DESC LIMIT 1""".formatted(context.cluster().effectSchema());
+        Object[] names =
+                targets.stream().map(i -> context.cluster().node(i).name()).toArray();
         return poll(context, Duration.ofSeconds(15), connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setString(1, instance);
+                statement.setArray(1, connection.createArrayOf("text", names));
                 statement.setString(2, context.scenario());
                 try (ResultSet rs = statement.executeQuery()) {
                     return rs.next()
-                            ? new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), instance)
+                            ? new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3))
                             : null;
                 }
             }

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * seed. A trigger that gets no 2xx answer is retried on the next instance until it gets one or the give-up time
  * passes; only answered triggers are promises the suite holds Runlane to.
  *
- * <p>Most handlers work 20 to 200 ms; one key in ten works 1.5 to 10 s, many longer than the lease, so that attempts
+ * <p>Most handlers work 20 to 200 ms; every tenth key works 2.5 to 10 s, often longer than the lease, so that attempts
  * are in flight and leases are being extended when a fault hits.
  */
 final class LoadDriver {
@@ -65,7 +65,7 @@ final class LoadDriver {
         long windowMillis = window.toMillis();
         for (int k = 0; k < keys; k++) {
             String key = "k" + k;
-            long work = random.nextInt(10) == 0 ? 1500 + random.nextInt(8500) : 20 + random.nextInt(180);
+            long work = k % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
             long first = k * windowMillis / keys;
             for (int t = 0; t < TRIGGERS_PER_KEY; t++) {
                 long at = t == 0 ? first : first + random.nextInt(3000);
