@@ -56,6 +56,8 @@ public class RunlaneProperties {
 
     private final Schedules schedules = new Schedules();
 
+    private final Console console = new Console();
+
     /** Declared queues by name; the queue 'default' always exists. */
     private final Map<String, @Valid Queue> queues = new LinkedHashMap<>();
 
@@ -101,6 +103,10 @@ public class RunlaneProperties {
 
     public Failures getFailures() {
         return failures;
+    }
+
+    public Console getConsole() {
+        return console;
     }
 
     public Pruning getPruning() {
@@ -404,5 +410,50 @@ public class RunlaneProperties {
         public void setConcurrencyLimit(@Nullable Integer concurrencyLimit) {
             this.concurrencyLimit = concurrencyLimit;
         }
+    }
+
+    /** The web console (S-CO-1, S-CO-2). */
+    public static class Console {
+
+        /** Whether a servlet web application serves the console. */
+        private boolean enabled = false;
+
+        /** The path the console is served under. */
+        private String path = "/runlane";
+
+        /** What the console may do: look only, or also cancel, retry, rerun and reset keys. */
+        private ConsoleAccess access = ConsoleAccess.READ_ONLY;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public ConsoleAccess getAccess() {
+            return access;
+        }
+
+        public void setAccess(ConsoleAccess access) {
+            this.access = access;
+        }
+    }
+
+    /** The console's access modes. */
+    public enum ConsoleAccess {
+        /** Reads only: no action is offered and the console's API refuses writes. */
+        READ_ONLY,
+        /** Reads and the operator actions, each confirmed. */
+        UNRESTRICTED
     }
 }

@@ -1,0 +1,117 @@
+package io.runlane.autoconfigure.console;
+
+import io.runlane.Page;
+import io.runlane.Run;
+import io.runlane.RunQuery;
+import io.runlane.RunStatus;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * The console's read requests: {@code GET api/console}, {@code api/overview}, {@code api/runs} (filters and cursor
+ * paging of {@link io.runlane.RunOperations#list}) and {@code api/runs/{id}}; {@link ConsoleSchedules} answers
+ * {@code api/schedules}.
+ */
+final class ConsoleApi {
+
+    private final ConsoleReads reads;
+
+    ConsoleApi(ConsoleReads reads) {
+        this.reads = reads;
+    }
+
+    ServerResponse info(ServerRequest request) {
+        return ConsoleResponses.json(reads.info());
+    }
+
+    ServerResponse overview(ServerRequest request) {
+        return ConsoleResponses.json(reads.overview());
+    }
+
+    /**
+     * One page of runs, newest first. Parameters: {@code status}, {@code task}, {@code queue} (comma-separated or
+     * repeated), {@code createdFrom}, {@code createdTo} (ISO-8601 instants), {@code idempotencyKey}, {@code
+     * singletonKey}, {@code limit} and {@code cursor}.
+     */
+    ServerResponse runs(ServerRequest request) {
+        RunQuery query = RunQuery.builder()
+                .statuses(statuses(values(request, "status")))
+                .taskIds(values(request, "task").toArray(String[]::new))
+                .queues(values(request, "queue").toArray(String[]::new))
+                .idempotencyKey(text(request, "idempotencyKey"))
+                .singletonKey(text(request, "singletonKey"))
+                .createdBetween(instant(request, "createdFrom"), instant(request, "createdTo"))
+                .limit(limit(request))
+                .cursor(text(request, "cursor"))
+                .build();
+        Page<Run> page = reads.runs(query);
+        return ConsoleResponses.json(new RunsPage(page.items(), page.nextCursor()));
+    }
+
+    ServerResponse run(ServerRequest request) {
+        UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
+        return reads.detail(runId)
+                .map(ConsoleResponses::json)
+                .orElseGet(() -> ConsoleResponses.notFound("run_not_found", "No run " + runId));
+    }
+
+    private static List<String> values(ServerRequest request, String name) {
+        return request.params().getOrDefault(name, List.of()).stream()
+                .flatMap(value -> Arrays.stream(value.split(",")))
+                .map(String::trim)
+                .filter(value -> !value.isEmpty())
+                .toList();
+    }
+
+    private static @Nullable String text(ServerRequest request, String name) {
+        return request.param(name).filter(value -> !value.isEmpty()).orElse(null);
+    }
+
+    private static Set<RunStatus> statuses(List<String> values) {
+        Set<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
+        for (String value : values) {
+            try {
+                statuses.add(RunStatus.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException ex) {
+                throw new ConsoleRequestException("status '" + value + "' is not a run status");
+            }
+        }
+        return statuses;
+    }
+
+    private static @Nullable Instant instant(ServerRequest request, String name) {
+        String value = text(request, name);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException ex) {
+            throw new ConsoleRequestException(name + " '" + value + "' is not an ISO-8601 instant");
+        }
+    }
+
+    private static int limit(ServerRequest request) {
+        String value = text(request, "limit");
+        if (value == null) {
+            return RunQuery.DEFAULT_LIMIT;
+        }
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException ex) {
+            throw new ConsoleRequestException("limit '" + value + "' is not a number");
+        }
+    }
+
+    /** A page of runs; {@code nextCursor} is {@code null} on the last page. */
+    record RunsPage(List<Run> runs, @Nullable String nextCursor) {}
+}

@@ -1,0 +1,278 @@
+package io.runlane.autoconfigure.console;
+
+import io.runlane.Page;
+import io.runlane.Run;
+import io.runlane.RunAttempt;
+import io.runlane.RunEvent;
+import io.runlane.RunOperations;
+import io.runlane.RunQuery;
+import io.runlane.RunStatus;
+import io.runlane.RunStep;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.jdbc.RunActivity;
+import io.runlane.internal.jdbc.RunActivity.FinishedInterval;
+import io.runlane.internal.jdbc.RunActivity.WorkerLeases;
+import io.runlane.internal.jdbc.RunStatistics.QueueStatistics;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.worker.RunWorker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the console shows, read through the same paths as the {@code runlane} actuator endpoint: the engine's queue
+ * statistics, this instance's worker, and {@link RunOperations} for runs, events and attempts (S-CO-1); plus {@link
+ * RunActivity} for the throughput of the last hour and the workers holding leases. Nothing here writes.
+ */
+final class ConsoleReads {
+
+    /** The throughput chart covers the last hour in five-minute intervals. */
+    static final Duration THROUGHPUT_WINDOW = Duration.ofHours(1);
+
+    static final Duration THROUGHPUT_INTERVAL = Duration.ofMinutes(5);
+
+    private static final List<RunStatus> ACTIVE_STATUSES =
+            Arrays.stream(RunStatus.values()).filter(RunStatus::isActive).toList();
+
+    private final RunlaneEngine engine;
+
+    private final RunActivity activity;
+
+    private final ConsoleSettings settings;
+
+    private final ConsoleSchedules schedules;
+
+    private final @Nullable ExecutionSettings execution;
+
+    private final @Nullable RunWorker worker;
+
+    ConsoleReads(
+            RunlaneEngine engine,
+            RunActivity activity,
+            ConsoleSettings settings,
+            @Nullable ExecutionSettings execution,
+            @Nullable RunWorker worker) {
+        this.engine = engine;
+        this.activity = activity;
+        this.schedules = new ConsoleSchedules(engine, settings);
+        this.settings = settings;
+        this.execution = execution;
+        this.worker = worker;
+    }
+
+    /** The environment, the access mode and the names the run filters offer. */
+    ConsoleInfo info() {
+        List<TaskView> tasks = engine.tasks().all().stream().map(TaskView::of).toList();
+        List<String> queues = engine.settings().queues().stream().sorted().toList();
+        List<String> statuses =
+                Arrays.stream(RunStatus.values()).map(RunStatus::name).toList();
+        return new ConsoleInfo(engine.settings().environment(), settings.access(), tasks, queues, statuses);
+    }
+
+    ConsoleSchedules schedules() {
+        return schedules;
+    }
+
+    /** Queues, throughput of the last hour, this instance's worker and the schedules' state. */
+    Overview overview() {
+        List<QueueView> queues = engine
+                .statistics()
+                .byQueue(List.copyOf(engine.settings().queues()))
+                .values()
+                .stream()
+                .map(statistics -> QueueView.of(statistics, concurrencyLimit(statistics.queue())))
+                .toList();
+        return new Overview(
+                engine.settings().environment(),
+                settings.access(),
+                Instant.now(),
+                queues,
+                throughput(Instant.now()),
+                describeWorker(),
+                activity.leasesByWorker(),
+                schedules.summary());
+    }
+
+    Page<Run> runs(RunQuery query) {
+        return operations().list(query);
+    }
+
+    Optional<Run> run(UUID runId) {
+        return operations().get(runId);
+    }
+
+    /** A run with its history, or empty when there is none. */
+    Optional<RunDetail> detail(UUID runId) {
+        return operations().get(runId).map(this::detail);
+    }
+
+    RunDetail detail(Run run) {
+        RunOperations operations = operations();
+        return new RunDetail(
+                run,
+                operations.attempts(run.id()),
+                operations.events(run.id()),
+                operations.steps(run.id()),
+                RunActions.of(run, settings.unrestricted()));
+    }
+
+    private RunOperations operations() {
+        return engine.template().runs();
+    }
+
+    /**
+     * Every interval of the window, oldest first, with zeros where no run finished, so that the chart's time axis
+     * is regular.
+     */
+    private Throughput throughput(Instant now) {
+        long intervalMillis = THROUGHPUT_INTERVAL.toMillis();
+        Instant current = Instant.ofEpochMilli(Math.floorDiv(now.toEpochMilli(), intervalMillis) * intervalMillis);
+        long count = THROUGHPUT_WINDOW.toMillis() / intervalMillis;
+        Instant first = current.minus(THROUGHPUT_INTERVAL.multipliedBy(count - 1));
+        Map<Instant, ThroughputInterval> intervals = new TreeMap<>();
+        for (long i = 0; i < count; i++) {
+            Instant start = first.plus(THROUGHPUT_INTERVAL.multipliedBy(i));
+            intervals.put(start, new ThroughputInterval(start, 0, 0, 0));
+        }
+        for (FinishedInterval finished :
+                activity.finishedSince(THROUGHPUT_WINDOW.plus(THROUGHPUT_INTERVAL), THROUGHPUT_INTERVAL)) {
+            if (!finished.start().isBefore(first)) {
+                intervals.put(finished.start(), ThroughputInterval.of(finished));
+            }
+        }
+        return new Throughput(THROUGHPUT_INTERVAL.toMinutes(), List.copyOf(intervals.values()));
+    }
+
+    private @Nullable WorkerView describeWorker() {
+        RunWorker current = worker;
+        if (current == null) {
+            return null;
+        }
+        Throwable failure = current.lastPollFailure();
+        return new WorkerView(
+                current.workerId(),
+                current.isRunning(),
+                current.inFlight(),
+                (execution != null) ? execution.concurrency() : null,
+                current.lastPoll(),
+                (failure != null) ? String.valueOf(failure.getMessage()) : null);
+    }
+
+    private @Nullable Integer concurrencyLimit(String queue) {
+        return (execution != null) ? execution.concurrencyLimits().get(queue) : null;
+    }
+
+    /** The header of every page. */
+    record ConsoleInfo(
+            String environment, String access, List<TaskView> tasks, List<String> queues, List<String> statuses) {}
+
+    /** A declared task. */
+    record TaskView(String id, String queue, int maxAttempts) {
+
+        static TaskView of(TaskDefinition task) {
+            return new TaskView(task.id(), task.queue(), task.maxAttempts());
+        }
+    }
+
+    /**
+     * The overview page.
+     *
+     * @param worker this instance's worker, or {@code null} when it runs none
+     * @param leases the workers of every instance holding leases of running attempts
+     */
+    record Overview(
+            String environment,
+            String access,
+            Instant generatedAt,
+            List<QueueView> queues,
+            Throughput throughput,
+            @Nullable WorkerView worker,
+            List<WorkerLeases> leases,
+            ConsoleSchedules.SchedulesSummary schedules) {}
+
+    /**
+     * A queue's active runs.
+     *
+     * @param oldestDueAgeMillis how long the oldest due run has waited, or {@code null} when none is due
+     */
+    record QueueView(
+            String name,
+            Map<RunStatus, Long> counts,
+            long waiting,
+            long due,
+            @Nullable Long oldestDueAgeMillis,
+            @Nullable Integer concurrencyLimit) {
+
+        static QueueView of(QueueStatistics statistics, @Nullable Integer concurrencyLimit) {
+            Map<RunStatus, Long> counts = new EnumMap<>(RunStatus.class);
+            ACTIVE_STATUSES.forEach(
+                    status -> counts.put(status, statistics.activeCounts().getOrDefault(status, 0L)));
+            Duration oldest = statistics.oldestDueAge();
+            return new QueueView(
+                    statistics.queue(),
+                    counts,
+                    statistics.waiting(),
+                    statistics.due(),
+                    (oldest != null) ? oldest.toMillis() : null,
+                    concurrencyLimit);
+        }
+    }
+
+    /** Runs finished per interval. */
+    record Throughput(long intervalMinutes, List<ThroughputInterval> intervals) {}
+
+    /** Runs finished in one interval, per terminal status. */
+    record ThroughputInterval(Instant start, long succeeded, long failed, long cancelled) {
+
+        static ThroughputInterval of(FinishedInterval finished) {
+            Map<RunStatus, Long> counts = finished.counts();
+            return new ThroughputInterval(
+                    finished.start(),
+                    counts.getOrDefault(RunStatus.SUCCEEDED, 0L),
+                    counts.getOrDefault(RunStatus.FAILED, 0L),
+                    counts.getOrDefault(RunStatus.CANCELLED, 0L));
+        }
+    }
+
+    /** This instance's worker; other instances are not known to it. */
+    record WorkerView(
+            String id,
+            boolean running,
+            int inFlight,
+            @Nullable Integer concurrency,
+            @Nullable Instant lastPoll,
+            @Nullable String lastPollFailure) {}
+
+    /**
+     * A run with its history and the actions the console offers for it; its result is {@code run.resultJson}.
+     *
+     * @param steps its completed steps in completion order (S-ST-6)
+     * @param actions what the operator may do now; all false in read-only mode
+     */
+    record RunDetail(
+            Run run, List<RunAttempt> attempts, List<RunEvent> events, List<RunStep> steps, RunActions actions) {}
+
+    /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8). */
+    record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey) {
+
+        static RunActions of(Run run, boolean unrestricted) {
+            if (!unrestricted) {
+                return new RunActions(false, false, false, false);
+            }
+            boolean terminal = run.status().isTerminal();
+            return new RunActions(
+                    run.status().isActive() && run.status() != RunStatus.CANCELLATION_REQUESTED,
+                    run.status() == RunStatus.FAILED,
+                    terminal,
+                    terminal && run.idempotencyKey() != null);
+        }
+    }
+}

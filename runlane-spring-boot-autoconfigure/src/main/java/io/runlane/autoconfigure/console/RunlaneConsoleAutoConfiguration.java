@@ -1,0 +1,65 @@
+package io.runlane.autoconfigure.console;
+
+import io.runlane.autoconfigure.RunlaneProperties;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.jdbc.RunActivity;
+import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.worker.RunWorker;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * Serves the Runlane console (S-CO-1) in a servlet web application when {@code runlane.console.enabled=true}: the
+ * pages and the JSON API under {@code runlane.console.path}, as one {@link RouterFunction} bean. Ordered after the
+ * Runlane auto-configuration so that its engine bean is known.
+ */
+@AutoConfiguration(afterName = "io.runlane.autoconfigure.RunlaneAutoConfiguration")
+@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnBooleanProperty("runlane.console.enabled")
+@ConditionalOnBean(RunlaneEngine.class)
+public final class RunlaneConsoleAutoConfiguration {
+
+    @Bean
+    ConsoleReads runlaneConsoleReads(
+            RunlaneEngine engine,
+            DataSource dataSource,
+            RunlaneProperties properties,
+            ObjectProvider<ExecutionSettings> execution,
+            ObjectProvider<RunWorker> worker) {
+        RunActivity activity = new RunActivity(
+                JdbcClient.create(dataSource),
+                new SqlTemplate(engine.settings().schema()),
+                engine.settings().environment());
+        return new ConsoleReads(
+                engine,
+                activity,
+                ConsoleSettings.of(properties.getConsole()),
+                execution.getIfUnique(),
+                worker.getIfUnique());
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> runlaneConsoleRoutes(
+            RunlaneEngine engine, RunlaneProperties properties, ConsoleReads reads) {
+        ConsoleSettings settings = ConsoleSettings.of(properties.getConsole());
+        return new ConsoleRoutes(
+                        settings,
+                        new ConsoleApi(reads),
+                        new ConsoleActions(settings, engine.template(), reads),
+                        reads.schedules(),
+                        ConsolePage.load())
+                .routes();
+    }
+}

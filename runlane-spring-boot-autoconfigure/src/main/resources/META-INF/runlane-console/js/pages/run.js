@@ -1,0 +1,196 @@
+// Run detail: facts, failure, actions, status timeline from events, attempts with durations, steps and signals when
+// the server sends them, payload and result pretty-printed. Fields named *Json hold JSON values embedded as they were
+// stored (the API writes them raw), so they are shown as they are, never parsed from text again.
+import {h, replace, statusBadge, statusClass, humanize, jsonBlock} from '../dom.js';
+import {get, post} from '../api.js';
+import {every, markUpdated, toast} from '../app.js';
+import {confirmAction} from '../dialog.js';
+import {fact} from './overview.js';
+import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
+
+export function runPage(container, {id}) {
+    const body = h('div', {class: 'stack'}, h('div', {class: 'loading', text: 'Loading…'}));
+    container.append(body);
+    let active = true;
+    const load = async () => {
+        try {
+            const detail = await get('runs/' + encodeURIComponent(id));
+            active = detail.run.status !== 'SUCCEEDED' && detail.run.status !== 'FAILED' && detail.run.status !== 'CANCELLED';
+            render(body, detail, load);
+            markUpdated();
+        } catch (error) {
+            active = false;
+            replace(body,
+                h('nav', {class: 'breadcrumb'}, h('a', {href: '#/runs', text: 'Runs'}), ' / ', h('span', {class: 'mono', text: id})),
+                h('div', {class: 'empty'}, h('h2', {text: error.status === 404 ? 'Run not found' : 'Could not load the run'}), h('p', {class: 'muted', text: error.message})));
+        }
+    };
+    load();
+    every(3, load, () => active);
+}
+
+function render(body, detail, reload) {
+    const {run, attempts, events, actions} = detail;
+    const steps = detail.steps ?? [];
+    const signals = detail.signals ?? [];
+    const result = run.resultJson ?? detail.resultJson;
+    const open = document.activeElement;
+    const openDetails = new Set([...body.querySelectorAll('details[open]')].map(d => d.dataset.key));
+    replace(body,
+        h('nav', {class: 'breadcrumb'}, h('a', {href: '#/runs', text: 'Runs'}), ' / ', h('span', {class: 'mono', text: run.id})),
+        h('section', {class: 'run-header card'},
+            h('div', {class: 'run-title'},
+                h('div', {},
+                    h('div', {class: 'run-heading'}, h('h1', {text: run.taskId, id: 'run-task'}), h('span', {id: 'run-status'}, statusBadge(run.status))),
+                    h('div', {class: 'run-sub'},
+                        h('span', {class: 'mono', text: run.id, id: 'run-id'}),
+                        h('span', {class: 'sep', text: '·'}),
+                        h('span', {text: 'queue '}), h('strong', {text: run.queue}),
+                        h('span', {class: 'sep', text: '·'}),
+                        h('span', {title: formatAbsolute(run.createdAt), text: 'created ' + formatRelative(run.createdAt)}))),
+                actionBar(run, actions, reload)),
+            h('dl', {class: 'facts'},
+                fact('Attempts', `${run.attempts} of ${run.maxAttempts}`),
+                fact('Created', formatAbsolute(run.createdAt)),
+                fact(run.finishedAt ? 'Finished' : 'Due', formatAbsolute(run.finishedAt ?? run.runAt)),
+                run.finishedAt ? fact('Duration', formatDuration(between(run.createdAt, run.finishedAt))) : fact('Age', formatAge(between(run.createdAt))),
+                fact('Idempotency key', keyValue(run.idempotencyKey)),
+                fact('Singleton key', keyValue(run.singletonKey)),
+                run.concurrencyKey ? fact('Concurrency key', keyValue(run.concurrencyKey)) : null,
+                run.idempotencyRetainedUntil ? fact('Key retained until', formatAbsolute(run.idempotencyRetainedUntil)) : null,
+                run.sourceRunId ? fact(humanize(run.sourceType ?? 'source') + ' of', h('a', {href: '#/runs/' + run.sourceRunId, class: 'mono', text: shortId(run.sourceRunId)})) : null,
+                fact('Updated', formatAbsolute(run.updatedAt)))),
+        run.failure ? failurePanel(run.failure) : null,
+        h('div', {class: 'grid-detail'},
+            h('div', {class: 'stack'},
+                section('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`, timeline(events), 'timeline'),
+                section('Attempts', attempts.length ? null : 'none yet', attemptsTable(attempts), 'attempts')),
+            h('div', {class: 'stack'},
+                section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
+                result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null,
+                steps.length ? section('Steps', `${steps.length} completed`, stepsTable(steps), 'steps') : null,
+                signals.length ? section('Signals', `${signals.length}`, signalsTable(signals), 'signals') : null)));
+    for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
+    if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
+}
+
+function section(title, hint, content, id) {
+    return h('section', {class: 'card', id},
+        h('div', {class: 'card-header'}, h('h2', {text: title}), hint ? h('span', {class: 'muted', text: hint}) : null),
+        content);
+}
+
+function keyValue(key) {
+    return key === null || key === undefined ? h('span', {class: 'muted', text: 'none'}) : h('code', {class: 'mono key', text: key});
+}
+
+function failurePanel(failure) {
+    return h('section', {class: 'alert alert-error failure', id: 'failure'},
+        h('div', {class: 'failure-head'},
+            h('strong', {text: 'Failure'}),
+            h('code', {class: 'mono', text: failure.code}),
+            failure.exceptionClass ? h('code', {class: 'mono muted', text: failure.exceptionClass}) : null),
+        failure.message ? h('pre', {class: 'failure-message', text: failure.message}) : null);
+}
+
+function actionBar(run, actions, reload) {
+    if (!actions) return null;
+    const buttons = [];
+    const act = async (label, path, body, done) => {
+        try {
+            const answer = await post(path, body);
+            toast(done, 'success');
+            if (answer?.run?.id && answer.run.id !== run.id) location.hash = '#/runs/' + answer.run.id;
+            else reload();
+        } catch (error) {
+            toast(`${label} failed: ${error.message}`, 'error');
+        }
+    };
+    if (actions.cancel) {
+        buttons.push(h('button', {class: 'button button-danger', id: 'action-cancel', text: 'Cancel run', on: {click: async () => {
+            const reason = await confirmAction({
+                title: 'Cancel this run?',
+                message: [h('span', {text: 'The run of '}), h('strong', {text: run.taskId}), h('span', {text: run.status === 'RUNNING'
+                    ? ' is running: cancellation is requested and the handler sees it at its next check.'
+                    : ' will not start. This cannot be undone.'})],
+                confirmLabel: 'Cancel run', danger: true, reason: true
+            });
+            if (reason !== null) act('Cancel', `runs/${run.id}/cancel`, {reason}, 'Cancellation recorded');
+        }}}));
+    }
+    if (actions.retry) {
+        buttons.push(h('button', {class: 'button button-primary', id: 'action-retry', text: 'Retry', on: {click: async () => {
+            const ok = await confirmAction({title: 'Retry this failed run?', message: 'A new run of the same task and payload is created with a fresh attempt budget.', confirmLabel: 'Retry'});
+            if (ok !== null) act('Retry', `runs/${run.id}/retry`, {}, 'Retry created');
+        }}}));
+    }
+    if (actions.rerun) {
+        buttons.push(h('button', {class: 'button', id: 'action-rerun', text: 'Rerun', on: {click: async () => {
+            const ok = await confirmAction({title: 'Rerun this run?', message: 'A new run of the same task and payload is created.', confirmLabel: 'Rerun'});
+            if (ok !== null) act('Rerun', `runs/${run.id}/rerun`, {}, 'Rerun created');
+        }}}));
+    }
+    if (actions.resetKey) {
+        buttons.push(h('button', {class: 'button', id: 'action-reset-key', text: 'Reset key', on: {click: async () => {
+            const ok = await confirmAction({
+                title: 'Reset the idempotency key?',
+                message: [h('span', {text: 'The next trigger with key '}), h('code', {class: 'mono', text: run.idempotencyKey}), h('span', {text: ' creates a new run instead of returning this one.'})],
+                confirmLabel: 'Reset key', danger: true
+            });
+            if (ok !== null) act('Reset', 'idempotency-keys/reset', {taskId: run.taskId, key: run.idempotencyKey}, 'Key reset');
+        }}}));
+    }
+    return buttons.length ? h('div', {class: 'actions', id: 'actions'}, buttons) : null;
+}
+
+function timeline(events) {
+    return h('ol', {class: 'timeline'}, events.map((event, index) => {
+        const next = events[index + 1];
+        return h('li', {class: 'timeline-item', dataset: {type: event.type}},
+            h('span', {class: ['timeline-dot', statusClass(event.status)]}),
+            h('div', {class: 'timeline-body'},
+                h('div', {class: 'timeline-line'},
+                    h('strong', {class: 'event-type', text: humanize(event.type)}),
+                    statusBadge(event.status),
+                    h('span', {class: 'muted', title: formatAbsolute(event.createdAt), text: formatPrecise(event.createdAt)}),
+                    event.actor ? h('span', {class: 'muted'}, 'by ', h('span', {class: 'mono actor', text: event.actor, title: event.actor})) : null,
+                    next ? h('span', {class: 'timeline-gap', text: '+' + formatDuration(between(event.createdAt, next.createdAt))}) : null),
+                event.detail ? h('div', {class: 'timeline-detail', text: event.detail}) : null));
+    }));
+}
+
+function attemptsTable(attempts) {
+    if (attempts.length === 0) return h('div', {class: 'empty-inline', text: 'No attempt has started.'});
+    return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
+        h('thead', {}, h('tr', {}, ['#', 'Worker', 'Started', 'Duration', 'Outcome', 'Detail'].map(text => h('th', {text})))),
+        h('tbody', {}, attempts.map(attempt => h('tr', {},
+            h('td', {class: 'num', text: attempt.attempt}),
+            h('td', {class: 'mono small', text: attempt.worker, title: attempt.worker}),
+            h('td', {title: formatAbsolute(attempt.startedAt), text: formatPrecise(attempt.startedAt)}),
+            h('td', {text: attempt.endedAt ? formatDuration(between(attempt.startedAt, attempt.endedAt)) : 'running…'}),
+            h('td', {}, attempt.outcome ? statusBadge(attempt.outcome) : statusBadge('RUNNING'),
+                attempt.endedBy && attempt.endedBy !== attempt.outcome ? h('span', {class: 'muted small', text: ' ' + humanize(attempt.endedBy)}) : null),
+            h('td', {class: 'detail-cell', text: attempt.detail ?? ''}))))));
+}
+
+function stepsTable(steps) {
+    return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
+        h('thead', {}, h('tr', {}, ['Step', '#', 'Completed', 'Result'].map(text => h('th', {text})))),
+        h('tbody', {}, steps.map((step, index) => h('tr', {},
+            h('td', {class: 'strong', text: step.name}),
+            h('td', {class: 'num', text: step.occurrence}),
+            h('td', {title: formatAbsolute(step.completedAt), text: formatPrecise(step.completedAt)}),
+            h('td', {}, step.resultJson === null || step.resultJson === undefined ? h('span', {class: 'muted', text: '—'})
+                : h('details', {dataset: {key: 'step-' + index}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))))))));
+}
+
+function signalsTable(signals) {
+    return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
+        h('thead', {}, h('tr', {}, ['Signal', 'Sent', 'Consumed', 'Deduplication key', 'Payload'].map(text => h('th', {text})))),
+        h('tbody', {}, signals.map((signal, index) => h('tr', {},
+            h('td', {class: 'strong', text: signal.name}),
+            h('td', {title: formatAbsolute(signal.sentAt), text: formatPrecise(signal.sentAt)}),
+            h('td', {}, signal.consumedAt ? h('span', {title: formatAbsolute(signal.consumedAt), text: formatPrecise(signal.consumedAt)}) : h('span', {class: 'badge status-waiting', text: 'Pending'})),
+            h('td', {class: 'mono small', text: signal.deduplicationKey ?? '—'}),
+            h('td', {}, h('details', {dataset: {key: 'signal-' + index}}, h('summary', {text: 'payload'}), jsonBlock(signal.payloadJson))))))));
+}

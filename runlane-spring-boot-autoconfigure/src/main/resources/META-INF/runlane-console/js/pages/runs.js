@@ -1,0 +1,138 @@
+// Runs: filters by status, task, queue and creation time; lookup by run id or key; cursor paging; auto-refresh.
+import {h, replace, statusBadge, humanize} from '../dom.js';
+import {get, ApiError} from '../api.js';
+import {every, markUpdated} from '../app.js';
+import {between, formatAbsolute, formatDuration, formatRelative, shortId, UUID_PATTERN} from '../format.js';
+
+const PAGE_SIZE = 25;
+const SINCE = [['', 'Any time'], ['15m', 'Last 15 minutes'], ['1h', 'Last hour'], ['24h', 'Last 24 hours'], ['7d', 'Last 7 days']];
+const SINCE_MILLIS = {'15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000};
+const AUTO_REFRESH = 'runlane.console.runs.autoRefresh';
+
+export function runsPage(container, {params, info}) {
+    const filters = {
+        status: params.get('status') ?? '',
+        task: params.get('task') ?? '',
+        queue: params.get('queue') ?? '',
+        since: params.get('since') ?? '',
+        lookup: params.get('lookup') ?? ''
+    };
+    const cursors = [null];
+    let page = 0;
+    const results = h('div', {class: 'card card-flush', id: 'runs'}, h('div', {class: 'loading', text: 'Loading…'}));
+    const auto = h('input', {type: 'checkbox', id: 'auto-refresh', checked: localStorage.getItem(AUTO_REFRESH) !== 'false'});
+    auto.addEventListener('change', () => localStorage.setItem(AUTO_REFRESH, String(auto.checked)));
+
+    const navigate = changes => {
+        const next = {...filters, ...changes};
+        const query = new URLSearchParams(Object.entries(next).filter(([, value]) => value));
+        location.hash = '#/runs' + (query.size ? '?' + query : '');
+    };
+    const select = (name, label, options) => h('label', {class: 'field'},
+        h('span', {class: 'field-label', text: label}),
+        h('select', {class: 'input', id: 'filter-' + name, on: {change: event => navigate({[name]: event.target.value})}},
+            options.map(([value, text]) => h('option', {value, text, selected: value === filters[name]}))));
+    const lookup = h('input', {class: 'input', id: 'lookup', type: 'search', value: filters.lookup,
+        placeholder: 'Run id, idempotency key or singleton key', attrs: {autocomplete: 'off', spellcheck: 'false'}});
+
+    container.append(
+        h('div', {class: 'page-header'},
+            h('div', {}, h('h1', {text: 'Runs'}), h('p', {class: 'subtitle', text: 'Newest first.'})),
+            h('label', {class: 'toggle', title: 'Reload this page of runs every 5 seconds'}, auto, h('span', {class: 'toggle-track'}), 'Auto-refresh')),
+        h('form', {class: 'filters card', id: 'filters', on: {submit: event => {
+            event.preventDefault();
+            navigate({lookup: lookup.value.trim()});
+        }}},
+            h('label', {class: 'field field-wide'}, h('span', {class: 'field-label', text: 'Look up'}), lookup),
+            select('status', 'Status', [['', 'All statuses'], ...info.statuses.map(status => [status, humanize(status)])]),
+            select('task', 'Task', [['', 'All tasks'], ...info.tasks.map(task => [task.id, task.id])]),
+            select('queue', 'Queue', [['', 'All queues'], ...info.queues.map(queue => [queue, queue])]),
+            select('since', 'Created', SINCE),
+            h('div', {class: 'field field-buttons'},
+                h('button', {type: 'submit', class: 'button button-primary', text: 'Find', id: 'find'}),
+                h('button', {type: 'button', class: 'button', text: 'Clear', id: 'clear', on: {click: () => { location.hash = '#/runs'; }}}))),
+        results);
+
+    const load = async () => {
+        try {
+            const {runs, nextCursor, matched} = await fetchRuns(filters, cursors[page]);
+            if (runs === null) return;
+            cursors[page + 1] = nextCursor;
+            render(results, runs, matched, page, nextCursor !== null,
+                () => { page--; load(); },
+                () => { page++; load(); });
+            markUpdated();
+        } catch (error) {
+            replace(results, h('div', {class: 'alert alert-error', text: error.message}));
+        }
+    };
+    load();
+    every(5, load, () => auto.checked);
+}
+
+/** The page of runs the filters and the lookup select; a run id opens its detail page instead. */
+async function fetchRuns(filters, cursor) {
+    const params = new URLSearchParams({limit: PAGE_SIZE});
+    for (const name of ['status', 'task', 'queue']) if (filters[name]) params.set(name, filters[name]);
+    if (filters.since) params.set('createdFrom', new Date(Date.now() - SINCE_MILLIS[filters.since]).toISOString());
+    if (cursor) params.set('cursor', cursor);
+    const lookup = filters.lookup;
+    if (!lookup) return {...await get('runs', params), matched: null};
+    if (UUID_PATTERN.test(lookup)) {
+        try {
+            const detail = await get('runs/' + encodeURIComponent(lookup));
+            location.hash = '#/runs/' + detail.run.id;
+            return {runs: null};
+        } catch (error) {
+            if (!(error instanceof ApiError && error.status === 404)) throw error;
+            return {runs: [], nextCursor: null, matched: 'run id'};
+        }
+    }
+    const byIdempotencyKey = await get('runs', withParam(params, 'idempotencyKey', lookup));
+    if (byIdempotencyKey.runs.length > 0 || cursor) return {...byIdempotencyKey, matched: 'idempotency key'};
+    return {...await get('runs', withParam(params, 'singletonKey', lookup)), matched: 'singleton key'};
+}
+
+function withParam(params, name, value) {
+    const copy = new URLSearchParams(params);
+    copy.set(name, value);
+    return copy;
+}
+
+function render(results, runs, matched, page, hasNext, previous, next) {
+    const note = matched ? h('div', {class: 'lookup-note', id: 'lookup-note'}, 'Looked up by ', h('strong', {text: matched})) : null;
+    if (runs.length === 0) {
+        replace(results, note, h('div', {class: 'empty'}, h('h2', {text: 'No runs'}), h('p', {class: 'muted', text: 'No run matches these filters.'})));
+        return;
+    }
+    replace(results,
+        note,
+        h('div', {class: 'table-wrap'},
+            h('table', {class: 'table table-runs'},
+                h('thead', {}, h('tr', {},
+                    h('th', {text: 'Status'}), h('th', {text: 'Run'}), h('th', {text: 'Task'}), h('th', {text: 'Queue'}),
+                    h('th', {text: 'Key'}), h('th', {class: 'num', text: 'Attempts'}), h('th', {text: 'Created'}),
+                    h('th', {class: 'num', text: 'Duration'}))),
+                h('tbody', {}, runs.map(row)))),
+        h('div', {class: 'pager'},
+            h('span', {class: 'muted', text: `Page ${page + 1} · ${runs.length} run${runs.length === 1 ? '' : 's'}`}),
+            h('div', {class: 'pager-buttons'},
+                h('button', {class: 'button', id: 'page-newer', text: '← Newer', disabled: page === 0, on: {click: previous}}),
+                h('button', {class: 'button', id: 'page-older', text: 'Older →', disabled: !hasNext, on: {click: next}}))));
+}
+
+function row(run) {
+    const key = run.idempotencyKey ?? run.singletonKey;
+    return h('tr', {class: 'run-row', dataset: {runId: run.id, status: run.status}, on: {click: event => {
+        if (!(event.target instanceof HTMLAnchorElement)) location.hash = '#/runs/' + run.id;
+    }}},
+        h('td', {}, statusBadge(run.status)),
+        h('td', {}, h('a', {href: '#/runs/' + run.id, class: 'mono run-link', text: shortId(run.id), title: run.id})),
+        h('td', {class: 'strong', text: run.taskId}),
+        h('td', {text: run.queue}),
+        h('td', {class: 'key-cell'}, key === null || key === undefined ? h('span', {class: 'muted', text: '—'})
+            : h('span', {class: 'mono key', text: key, title: (run.idempotencyKey !== null ? 'Idempotency key: ' : 'Singleton key: ') + key})),
+        h('td', {class: 'num', text: `${run.attempts}/${run.maxAttempts}`}),
+        h('td', {title: formatAbsolute(run.createdAt), text: formatRelative(run.createdAt)}),
+        h('td', {class: 'num', text: run.finishedAt ? formatDuration(between(run.createdAt, run.finishedAt)) : '—'}));
+}

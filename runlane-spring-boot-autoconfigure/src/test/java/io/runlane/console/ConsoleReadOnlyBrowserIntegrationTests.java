@@ -1,0 +1,91 @@
+package io.runlane.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.console.ConsoleTestApplication.Payload;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The console in a real browser in its default read-only mode (S-CO-2): no action is offered, writes are refused. */
+@DirtiesContext
+@SpringBootTest(
+        classes = ConsoleTestApplication.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = "runlane.console.enabled=true")
+class ConsoleReadOnlyBrowserIntegrationTests {
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        ConsoleTestApplication.properties(registry, "console_browser_read_only");
+    }
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private RunlaneTemplate runlane;
+
+    private ConsoleBrowser browser;
+
+    @BeforeEach
+    void open() {
+        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
+    }
+
+    @AfterEach
+    void close() {
+        browser.printErrors();
+        browser.close();
+    }
+
+    @Test
+    @DisplayName("S-CO-2: a read-only console shows no action, and the page's own write is refused with 403")
+    void aReadOnlyConsoleOffersNoAction() {
+        UUID failed = runlane.trigger("invoices.send", new Payload("read-only", "order-7"))
+                .runId();
+        UUID parked = runlane.trigger("reports.build", Payload.of("read-only")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        browser.go("#/runs/" + failed);
+        browser.awaitText(By.id("run-status"), "Failed");
+        browser.awaitText(By.id("timeline"), "Failed");
+        assertThat(browser.driver().findElement(By.id("access")).getText()).isEqualTo("Read-only");
+        assertThat(browser.driver().findElements(By.cssSelector("#actions, [id^='action-'], button.button-danger")))
+                .isEmpty();
+        browser.screenshot("read-only-detail");
+
+        browser.go("#/runs/" + parked);
+        browser.awaitText(By.id("run-status"), "Queued");
+        assertThat(browser.driver().findElements(By.cssSelector("[id^='action-']")))
+                .isEmpty();
+        Object status = ((JavascriptExecutor) browser.driver()).executeAsyncScript("""
+                        const done = arguments[arguments.length - 1];
+                        fetch('api/runs/' + arguments[0] + '/cancel', {method: 'POST',
+                            headers: {'Content-Type': 'application/json', 'X-Runlane-Console': '1'}, body: '{}'})
+                            .then(response => done(response.status));
+                        """, parked.toString());
+        assertThat(status).isEqualTo(403L);
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+
+        browser.go("#/schedules");
+        browser.awaitText(By.id("no-schedules"), "No schedules");
+        browser.screenshot("schedules-empty");
+    }
+}

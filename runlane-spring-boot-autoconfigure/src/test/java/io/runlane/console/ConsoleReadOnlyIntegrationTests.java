@@ -1,0 +1,295 @@
+package io.runlane.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import com.jayway.jsonpath.JsonPath;
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.console.ConsoleTestApplication.Payload;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
+
+/**
+ * The console's JSON API in its default read-only mode, served under a configured path (S-CO-1, S-CO-2): overview,
+ * run listing with filters, lookups and cursor paging, a run's detail with events and attempts, the schedules
+ * placeholder, and writes refused with 403.
+ */
+@DirtiesContext
+@SpringBootTest(
+        classes = ConsoleTestApplication.class,
+        properties = {"runlane.console.enabled=true", "runlane.console.path=/ops/runlane/"})
+class ConsoleReadOnlyIntegrationTests {
+
+    private static final String API = "/ops/runlane/api";
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        ConsoleTestApplication.properties(registry, "console_read_only");
+    }
+
+    @Autowired
+    private WebApplicationContext context;
+
+    @Autowired
+    private RunlaneTemplate runlane;
+
+    private MockMvc mvc;
+
+    @BeforeEach
+    void mvc() {
+        mvc = MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    @Test
+    @DisplayName("S-CO-1: runlane.console.path moves the page, its resources and the API")
+    void thePathPropertyMovesTheConsole() throws Exception {
+        mvc.perform(get("/ops/runlane"))
+                .andExpect(status().isFound())
+                .andExpect(header().string("Location", "runlane/"));
+        mvc.perform(get("/ops/runlane/"))
+                .andExpect(status().isOk())
+                .andExpect(content().contentTypeCompatibleWith(MediaType.TEXT_HTML))
+                .andExpect(header().string("Content-Security-Policy", containsString("script-src 'self'")))
+                .andExpect(content().string(containsString("js/app.js")));
+        mvc.perform(get("/ops/runlane/js/app.js")).andExpect(status().isOk());
+        mvc.perform(get("/ops/runlane/console.css")).andExpect(status().isOk());
+        mvc.perform(get("/runlane/")).andExpect(status().isNotFound());
+        mvc.perform(get("/runlane/api/overview")).andExpect(status().isNotFound());
+    }
+
+    @Test
+    void theInfoNamesTheAccessModeTasksQueuesAndStatuses() throws Exception {
+        mvc.perform(get(API + "/console"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.access").value("read-only"))
+                .andExpect(jsonPath("$.environment").value("default"))
+                .andExpect(jsonPath("$.tasks[*].id", hasItem("reports.build")))
+                .andExpect(jsonPath("$.queues", hasItem("reports")))
+                .andExpect(jsonPath("$.statuses", hasItem("CANCELLED")));
+    }
+
+    @Test
+    void theOverviewCountsActiveRunsPerQueueAndFinishedRunsOfTheLastHour() throws Exception {
+        runlane.trigger("reports.build", Payload.of("overview"));
+        UUID succeeded =
+                runlane.trigger("orders.confirm", Payload.of("overview")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(succeeded).orElseThrow().status() == RunStatus.SUCCEEDED);
+
+        String body = mvc.perform(get(API + "/overview"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.access").value("read-only"))
+                .andExpect(jsonPath("$.queues[?(@.name == 'reports')].oldestDueAgeMillis", hasItem(notNullValue())))
+                .andExpect(jsonPath("$.throughput.intervalMinutes").value(5))
+                .andExpect(jsonPath("$.throughput.intervals", hasSize(12)))
+                .andExpect(jsonPath("$.worker.running").value(true))
+                .andExpect(jsonPath("$.schedules.overdue").isArray())
+                .andReturn()
+                .getResponse()
+                .getContentAsString();
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'reports')].counts.QUEUED"))
+                .singleElement()
+                .satisfies(value -> assertThat(value.longValue()).isPositive());
+        assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'reports')].due"))
+                .singleElement()
+                .satisfies(value -> assertThat(value.longValue()).isPositive());
+        assertThat(JsonPath.<List<Number>>read(body, "$.throughput.intervals[*].succeeded"))
+                .anySatisfy(value -> assertThat(value.longValue()).isPositive());
+    }
+
+    @Test
+    void theOverviewNamesTheWorkersHoldingLeases() throws Exception {
+        UUID held = runlane.trigger("exports.generate", Payload.of("lease")).runId();
+        try {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> runlane.runs().get(held).orElseThrow().status() == RunStatus.RUNNING);
+
+            String body = mvc.perform(get(API + "/overview"))
+                    .andExpect(status().isOk())
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+            String workerId = JsonPath.read(body, "$.worker.id");
+            assertThat(JsonPath.<List<Number>>read(body, "$.leases[?(@.worker == '" + workerId + "')].runs"))
+                    .singleElement()
+                    .satisfies(runs -> assertThat(runs.longValue()).isOne());
+            assertThat(JsonPath.<List<Number>>read(body, "$.queues[?(@.name == 'default')].counts.RUNNING"))
+                    .singleElement()
+                    .satisfies(runs -> assertThat(runs.longValue()).isOne());
+        } finally {
+            runlane.runs().cancel(held, "test over");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> runlane.runs().get(held).orElseThrow().status().isTerminal());
+        }
+    }
+
+    @Test
+    void runsAreFilteredByStatusTaskQueueAndCreationTime() throws Exception {
+        Instant before = Instant.now().minusSeconds(60);
+        UUID parked = runlane.trigger("reports.build", Payload.of("filters")).runId();
+
+        mvc.perform(get(API + "/runs").param("status", "QUEUED").param("task", "reports.build"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())))
+                .andExpect(jsonPath("$.runs[*].status", everyItem(is("QUEUED"))));
+        mvc.perform(get(API + "/runs").param("queue", "reports").param("createdFrom", before.toString()))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(parked.toString())));
+        mvc.perform(get(API + "/runs").param("status", "SUCCEEDED,FAILED").param("task", "reports.build"))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("task", "reports.build").param("createdTo", before.toString()))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("status", "NOT_A_STATUS"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("request_invalid"));
+    }
+
+    @Test
+    void cursorPagingReturnsEveryRunOnce() throws Exception {
+        Instant from =
+                runlane.trigger("reports.build", Payload.of("page 0")).run().createdAt();
+        for (int i = 1; i < 5; i++) {
+            runlane.trigger("reports.build", Payload.of("page " + i));
+        }
+        String first = mvc.perform(get(API + "/runs")
+                        .param("task", "reports.build")
+                        .param("createdFrom", from.toString())
+                        .param("limit", "3"))
+                .andExpect(jsonPath("$.runs", hasSize(3)))
+                .andExpect(jsonPath("$.nextCursor").value(notNullValue()))
+                .andReturn()
+                .getResponse()
+                .getContentAsString();
+        String cursor = JsonPath.read(first, "$.nextCursor");
+
+        mvc.perform(get(API + "/runs")
+                        .param("task", "reports.build")
+                        .param("createdFrom", from.toString())
+                        .param("limit", "3")
+                        .param("cursor", cursor))
+                .andExpect(jsonPath("$.runs", hasSize(2)))
+                .andExpect(jsonPath("$.nextCursor").value(nullValue()));
+    }
+
+    @Test
+    void runsAreLookedUpByIdempotencyKeyAndById() throws Exception {
+        UUID keyed = runlane.trigger("reports.build", new Payload("lookup", "order-42"))
+                .runId();
+
+        mvc.perform(get(API + "/runs").param("idempotencyKey", "order-42"))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(keyed.toString())))
+                .andExpect(jsonPath("$.runs", hasSize(1)));
+        mvc.perform(get(API + "/runs/{id}", keyed))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.idempotencyKey").value("order-42"));
+        mvc.perform(get(API + "/runs/{id}", UUID.randomUUID()))
+                .andExpect(status().isNotFound())
+                .andExpect(jsonPath("$.code").value("run_not_found"));
+        mvc.perform(get(API + "/runs/not-a-uuid")).andExpect(status().isBadRequest());
+    }
+
+    @Test
+    void aRunsDetailHasItsPayloadEventsAttemptsAndFailure() throws Exception {
+        UUID failed = runlane.trigger("invoices.send", Payload.of("detail")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        mvc.perform(get(API + "/runs/{id}", failed))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.status").value("FAILED"))
+                .andExpect(jsonPath("$.run.payloadJson.name").value("detail"))
+                .andExpect(jsonPath("$.run.failure.message").value("refused detail"))
+                .andExpect(jsonPath("$.events[0].type").value("CREATED"))
+                .andExpect(jsonPath("$.events[*].type", hasItem("FAILED")))
+                .andExpect(jsonPath("$.attempts", hasSize(1)))
+                .andExpect(jsonPath("$.attempts[0].endedAt").value(notNullValue()))
+                .andExpect(jsonPath("$.actions.retry").value(false))
+                .andExpect(jsonPath("$.actions.rerun").value(false));
+    }
+
+    @Test
+    void aRunsDetailHasItsStepsAndResult() throws Exception {
+        UUID quote =
+                runlane.trigger("quotes.compute", new Payload("quote 9", "q-9")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(quote).orElseThrow().status() == RunStatus.SUCCEEDED);
+
+        mvc.perform(get(API + "/runs/{id}", quote))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.steps[*].name", org.hamcrest.Matchers.contains("fetch-prices", "label")))
+                .andExpect(jsonPath("$.steps[0].resultJson").value(40))
+                .andExpect(jsonPath("$.steps[1].resultJson").value("quote 9"))
+                .andExpect(jsonPath("$.run.resultJson.total").value(42))
+                .andExpect(jsonPath("$.run.resultJson.note").value("quote 9 / q-9"));
+    }
+
+    @Test
+    void schedulesAreListedWithoutActions() throws Exception {
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("read-only-report"));
+
+        mvc.perform(get(API + "/schedules"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].taskId", hasItem("reports.build")))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].expression", hasItem("0 0 2 * * *")))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].nextFireAt", hasItem(notNullValue())))
+                .andExpect(jsonPath("$.schedules[?(@.id == 'read-only-report')].actions.pause", hasItem(false)));
+        mvc.perform(get(API + "/overview"))
+                .andExpect(jsonPath("$.schedules.total").value(1))
+                .andExpect(jsonPath("$.schedules.overdue", hasSize(0)));
+        mvc.perform(post(API + "/schedules/read-only-report/pause")
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{}"))
+                .andExpect(status().isForbidden());
+
+        assertThat(runlane.schedules().get("read-only-report").orElseThrow().paused())
+                .isFalse();
+    }
+
+    @Test
+    @DisplayName("S-CO-2: a read-only console refuses every write with 403 and changes nothing")
+    void aReadOnlyConsoleRefusesWrites() throws Exception {
+        UUID parked = runlane.trigger("reports.build", Payload.of("read-only")).runId();
+
+        mvc.perform(post(API + "/runs/{id}/cancel", parked)
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"reason\":\"no\"}"))
+                .andExpect(status().isForbidden())
+                .andExpect(jsonPath("$.code").value("console_read_only"));
+        mvc.perform(post(API + "/idempotency-keys/reset")
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"taskId\":\"reports.build\",\"key\":\"k\"}"))
+                .andExpect(status().isForbidden());
+
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+    }
+}
