@@ -1,0 +1,84 @@
+package io.runlane.faults;
+
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What a fault injector of a running scenario works with: the cluster, its own seeded random source, the end of the
+ * load window, and where it records what it did (which processes it killed or stopped, which zombie it watched).
+ */
+final class FaultContext {
+
+    private final FaultCluster cluster;
+
+    private final String scenario;
+
+    private final long deadlineNanos;
+
+    private final Set<String> killed = ConcurrentHashMap.newKeySet();
+
+    private final Set<String> stopped = ConcurrentHashMap.newKeySet();
+
+    private final List<String> notes = new CopyOnWriteArrayList<>();
+
+    private final List<Watched> watched = new CopyOnWriteArrayList<>();
+
+    private final Set<UUID> lockedRuns = ConcurrentHashMap.newKeySet();
+
+    /** An attempt a partition was meant to turn into a zombie whose completion is refused. */
+    record Watched(UUID runId, int attempt, String instance) {}
+
+    FaultContext(FaultCluster cluster, String scenario, long deadlineNanos) {
+        this.cluster = cluster;
+        this.scenario = scenario;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    FaultCluster cluster() {
+        return cluster;
+    }
+
+    String scenario() {
+        return scenario;
+    }
+
+    /** Whether the load window is still open, so another fault may start. */
+    boolean loadRunning() {
+        return System.nanoTime() < deadlineNanos;
+    }
+
+    Set<String> killed() {
+        return killed;
+    }
+
+    Set<String> stopped() {
+        return stopped;
+    }
+
+    List<Watched> watched() {
+        return watched;
+    }
+
+    /** Runs whose row an outside transaction locked. */
+    Set<UUID> lockedRuns() {
+        return lockedRuns;
+    }
+
+    List<String> notes() {
+        return notes;
+    }
+
+    void note(String text) {
+        notes.add(text);
+        System.out.println("FAULTS-EVENT scenario=" + scenario + " " + text);
+    }
+
+    /** Sleeps a random time in {@code [minMillis, maxMillis)}: the fault schedule, drawn from the seed. */
+    static void pause(Random random, long minMillis, long maxMillis) throws InterruptedException {
+        Thread.sleep(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)));
+    }
+}

@@ -1,0 +1,283 @@
+package io.runlane.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The fault-injection suite: three instances of {@link FaultNodeApplication} in separate JVMs share one PostgreSQL,
+ * load is driven through their HTTP trigger endpoint, faults are injected, and after a drain the invariants of
+ * {@link InvariantCheck} are checked by SQL against Runlane's tables and the handlers' effect log. Each scenario
+ * prints one {@code FAULTS ...} line.
+ *
+ * <p>Runs with {@code mvn -B -ntp verify -Pfaults}. System properties: {@code faults.seconds} (load window per
+ * scenario, default 12), {@code faults.rate} (keys per second, default 15), {@code faults.seed} (replays a run's
+ * fault times, targets and load), {@code faults.scenarios} (a comma-separated subset). On a broken invariant the
+ * effect log and the events of the offending runs are left under {@code target/faults/<scenario>/}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class FaultInjectionIT {
+
+    private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(3);
+
+    private final long seed = Long.getLong("faults.seed", System.currentTimeMillis() % 1_000_000);
+
+    private final Duration window = Duration.ofSeconds(Long.getLong("faults.seconds", 12));
+
+    private final int rate = Integer.getInteger("faults.rate", 15);
+
+    private final Path directory = Path.of(System.getProperty("faults.directory", "target/faults"));
+
+    private final List<String> lines = new ArrayList<>();
+
+    private FaultDatabase database;
+
+    private FaultCluster cluster;
+
+    private boolean skewed;
+
+    private int started;
+
+    private int passed;
+
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        FaultDatabase.deleteRecursively(directory);
+        Files.createDirectories(directory);
+        String jdbcUrl = System.getenv("RUNLANE_TEST_JDBC_URL");
+        database = FaultDatabase.open(jdbcUrl, directory.resolve("pg").toAbsolutePath());
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopCluster));
+        String suiteId = seed + "_" + (System.currentTimeMillis() % 100_000);
+        cluster = new FaultCluster(database, suiteId, 3, directory);
+        System.out.println("FAULTS seed=" + seed + " (replay with -Dfaults.seed=" + seed + ") seconds="
+                + window.toSeconds() + " rate=" + rate + " database=" + database.describe() + " schema="
+                + cluster.schema());
+        long start = System.nanoTime();
+        cluster.startAll();
+        System.out.println("FAULTS-EVENT cluster of 3 instances ready in "
+                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+    }
+
+    @AfterAll
+    void stopCluster() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        if (cluster != null) {
+            cluster.close();
+            if (database != null && !database.restartable() && passed == started) {
+                cluster.dropSchemas();
+            }
+        }
+        if (database != null) {
+            try {
+                database.close();
+            } catch (IOException ex) {
+                System.err.println("Stopping PostgreSQL failed: " + ex);
+            }
+        }
+        lines.forEach(System.out::println);
+        try {
+            Files.write(directory.resolve("FAULTS.txt"), lines);
+        } catch (IOException ex) {
+            System.err.println("Writing FAULTS.txt failed: " + ex);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyFaultClassKeepsNoDuplicateNoLossNoOverlap() {
+        Set<String> selected = new HashSet<>(
+                Arrays.asList(System.getProperty("faults.scenarios", "").split(",")));
+        selected.remove("");
+        return FaultScenario.all().stream()
+                .filter(scenario -> selected.isEmpty() || selected.contains(scenario.name()))
+                .map(scenario -> DynamicTest.dynamicTest(scenario.name(), () -> run(scenario)));
+    }
+
+    private void run(FaultScenario scenario) throws Exception {
+        if (scenario.needsSkew()
+                && !skewed
+                && !skewInstance(scenario)
+                && scenario.faults().isEmpty()) {
+            Assumptions.abort("libfaketime is not installed: the clock-skew scenario is skipped");
+        }
+        started++;
+        Path scenarioDirectory = directory.resolve(scenario.name());
+        Files.createDirectories(scenarioDirectory);
+        cluster.restore();
+        cluster.mark("scenario " + scenario.name() + " seed " + seed);
+        long scenarioSeed = seed * 31 + scenario.name().hashCode();
+        int keys = (int) (rate * window.toSeconds());
+        LoadDriver load = new LoadDriver(cluster.nodes(), scenario.name(), new Random(scenarioSeed), keys, window);
+        FaultContext context = new FaultContext(cluster, scenario.name(), System.nanoTime() + window.toNanos());
+        ExecutorService injectors = Executors.newCachedThreadPool();
+        List<Future<?>> running = new ArrayList<>();
+        List<Fault> faults = scenario.faults();
+        for (int i = 0; i < faults.size(); i++) {
+            Fault fault = faults.get(i);
+            Random random = new Random(scenarioSeed + 1000L * (i + 1));
+            running.add(injectors.submit(() -> {
+                fault.inject(context, random);
+                return null;
+            }));
+        }
+        load.run(Duration.ofMinutes(1));
+        try {
+            for (Future<?> injector : running) {
+                injector.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            injectors.shutdownNow();
+            cluster.restore();
+        }
+        long drainStart = System.nanoTime();
+        drain(scenario.name());
+        long drainMillis = Duration.ofNanos(System.nanoTime() - drainStart).toMillis();
+
+        Evidence evidence = Evidence.load(cluster, scenario.name());
+        FaultReport report = new FaultReport(scenario.name(), seed);
+        Set<String> allKeys = new HashSet<>();
+        for (int k = 0; k < load.keys(); k++) {
+            allKeys.add("k" + k);
+        }
+        new InvariantCheck(evidence, load.acks(), allKeys, context.killed(), context.stopped())
+                .check(report, scenario.name());
+        report.unanswered = load.unanswered();
+        List<String> unfounded = LeaseLossWarnings.unfounded(directory, scenario.name(), evidence);
+        report.unfoundedLeaseLossWarnings = unfounded.size();
+        unfounded.forEach(warning -> report.note("lease-loss warning without a lease expiry: " + warning));
+        checkExpectations(scenario, context, evidence, report);
+        context.notes().forEach(report::note);
+        System.out.println("FAULTS-EVENT scenario=" + scenario.name() + " triggers answered=" + load.answered()
+                + " retried=" + load.retries() + " drain=" + drainMillis + " ms; re-executions by reason: "
+                + report.reasonSummary());
+        report.note("re-executions by reason: " + report.reasonSummary());
+        write(scenarioDirectory, evidence, report);
+        lines.add(report.line());
+        passed += report.passed() ? 1 : 0;
+        System.out.println(report.line());
+        assertThat(report.violations())
+                .as("%s: broken invariants (evidence under %s)", report.line(), scenarioDirectory)
+                .isEmpty();
+    }
+
+    /** The scenario-specific promises: a watched zombie was refused; no re-execution where no attempt was cut. */
+    private static void checkExpectations(
+            FaultScenario scenario, FaultContext context, Evidence evidence, FaultReport report) {
+        Map<UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
+        if (scenario.reexecution() != FaultScenario.Reexecution.CUT_ATTEMPTS) {
+            effects.forEach((runId, runEffects) -> {
+                boolean rerun = runEffects.stream()
+                                .map(Evidence.EffectRow::attempt)
+                                .distinct()
+                                .count()
+                        > 1;
+                if (rerun
+                        && (scenario.reexecution() == FaultScenario.Reexecution.NONE
+                                || !context.lockedRuns().contains(runId))) {
+                    report.violation(
+                            runId,
+                            "executed more than once although "
+                                    + (scenario.reexecution() == FaultScenario.Reexecution.NONE
+                                            ? "no fault of this scenario cuts an attempt"
+                                            : "its row was never locked: it lost its lease because another run's row was")
+                                    + "; effects " + runEffects);
+                }
+            });
+        }
+        if (scenario.zombieRequired() && context.watched().isEmpty()) {
+            report.violation("no partition caught a long attempt in flight and saw it recovered elsewhere, so the"
+                    + " refusal of a zombie's completion (S-EX-3) was not exercised");
+        }
+        for (FaultContext.Watched zombie : context.watched()) {
+            boolean laterAttemptSucceeded = evidence.runs().stream()
+                    .anyMatch(run -> run.id().equals(zombie.runId())
+                            && run.status().equals("SUCCEEDED")
+                            && run.attempts() > zombie.attempt());
+            boolean handlerFinished = effects.getOrDefault(zombie.runId(), List.of()).stream()
+                    .anyMatch(e -> e.attempt() == zombie.attempt() && e.endedAt() != null);
+            if (!laterAttemptSucceeded || !handlerFinished) {
+                report.violation(
+                        zombie.runId(),
+                        "partition zombie attempt " + zombie.attempt() + " on " + zombie.instance()
+                                + ": expected its handler to finish and a later attempt to succeed");
+            } else {
+                report.note("zombie run " + zombie.runId() + " attempt " + zombie.attempt() + " on "
+                        + zombie.instance() + " finished after its lease expired; its completion was refused and a"
+                        + " later attempt succeeded (S-EX-3)");
+            }
+        }
+    }
+
+    /** Restarts the last instance with its clock off; false (and a printed line) when libfaketime is missing. */
+    private boolean skewInstance(FaultScenario scenario) throws Exception {
+        Random random = new Random(seed);
+        Duration offset = Duration.ofMinutes((random.nextBoolean() ? 1 : -1) * (3 + random.nextInt(7)));
+        var skew = ClockSkew.of(offset);
+        if (skew.isEmpty()) {
+            String line = "FAULTS scenario=" + scenario.name() + " skipped_clock_skew=libfaketime-not-installed"
+                    + " (install the Debian package faketime)";
+            lines.add(line);
+            System.out.println(line);
+            return false;
+        }
+        FaultNode node = cluster.node(2);
+        node.terminate(Duration.ofSeconds(30));
+        cluster.restart(node, skew.get());
+        skewed = true;
+        System.out.println("FAULTS-EVENT " + node.instance() + " runs with its clock " + skew.get());
+        return true;
+    }
+
+    /** Waits, bounded, until every run of the scenario is terminal; what is not by then is reported as stuck. */
+    private void drain(String scenario) {
+        try {
+            await().atMost(DRAIN_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(250))
+                    .ignoreExceptions()
+                    .until(() -> Evidence.unfinished(cluster, scenario) == 0);
+        } catch (ConditionTimeoutException ex) {
+            System.out.println("FAULTS-EVENT scenario=" + scenario + " drain timed out after " + DRAIN_TIMEOUT);
+        }
+    }
+
+    private static void write(Path directory, Evidence evidence, FaultReport report) throws IOException {
+        List<String> summary = new ArrayList<>();
+        summary.add(report.line());
+        report.notes().forEach(note -> summary.add("note: " + note));
+        report.violations().forEach(violation -> summary.add("VIOLATION " + violation));
+        Files.write(directory.resolve("summary.txt"), summary);
+        Files.write(directory.resolve("reexecutions.txt"), report.explanations());
+        evidence.dump(directory.resolve("all"), Set.of());
+        if (!report.passed()) {
+            evidence.dump(directory, report.offendingRuns());
+        }
+    }
+}

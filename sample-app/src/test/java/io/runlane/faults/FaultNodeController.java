@@ -1,0 +1,56 @@
+package io.runlane.faults;
+
+import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerResult;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The suite's view of an instance: triggers through the public API, readiness, and markers in the instance's log. */
+@RestController
+class FaultNodeController {
+
+    private static final Logger logger = LoggerFactory.getLogger(FaultNodeController.class);
+
+    private final RunlaneTemplate runlane;
+
+    private final AtomicBoolean ready = new AtomicBoolean();
+
+    FaultNodeController(RunlaneTemplate runlane) {
+        this.runlane = runlane;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void started() {
+        ready.set(true);
+    }
+
+    /** Triggers one key; answers {@code <run id> <outcome>} as plain text. */
+    @PostMapping("/faults/trigger")
+    String trigger(@RequestParam String scenario, @RequestParam String key, @RequestParam long workMillis) {
+        TriggerResult result = runlane.trigger(EffectTask.class, new EffectTask.Payload(scenario, key, workMillis));
+        return result.runId() + " " + result.outcome();
+    }
+
+    /** 200 once the application, its worker included, has started. */
+    @GetMapping("/faults/ready")
+    ResponseEntity<String> ready() {
+        return ready.get()
+                ? ResponseEntity.ok("ready")
+                : ResponseEntity.status(503).body("starting");
+    }
+
+    /** Writes a marker, so an instance's log shows where each scenario begins. */
+    @PostMapping("/faults/mark")
+    String mark(@RequestParam String text) {
+        logger.info("==== {} ====", text);
+        return "ok";
+    }
+}

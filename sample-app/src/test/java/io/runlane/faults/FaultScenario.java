@@ -1,0 +1,56 @@
+package io.runlane.faults;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A named scenario: the faults injected together during its load window, whether the clock-skewed instance must be
+ * running, which runs may be executed more than once, and whether a partitioned zombie's refused completion must
+ * have been observed.
+ */
+record FaultScenario(
+        String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, boolean zombieRequired) {
+
+    FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
+        this(name, faults, needsSkew, reexecution, false);
+    }
+
+    /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
+    enum Reexecution {
+        /** None: the faults cut no attempt (latency, clock skew), so nothing may change. */
+        NONE,
+        /** Only the runs whose rows were locked: one locked row must not cost the other runs their leases. */
+        LOCKED_RUNS,
+        /** Any run whose attempt the faults cut. */
+        CUT_ATTEMPTS
+    }
+
+    private static final List<Integer> ANY_NODE = List.of(0, 1, 2);
+
+    /** The seven fault classes on their own, then all of them at once. */
+    static List<FaultScenario> all() {
+        return List.of(
+                new FaultScenario("kill9", List.of(Faults.kill(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario("sigterm", List.of(Faults.terminate(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario("pg-restart", List.of(Faults.restartDatabase()), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario("pg-terminate", List.of(Faults.terminateBackends()), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario(
+                        "partition", List.of(Faults.partition(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS, true),
+                new FaultScenario(
+                        "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
+                new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),
+                new FaultScenario("row-lock", List.of(Faults.rowLock()), false, Reexecution.LOCKED_RUNS),
+                new FaultScenario(
+                        "combined",
+                        List.of(
+                                Faults.kill(List.of(0)),
+                                Faults.terminate(List.of(2)),
+                                Faults.partition(List.of(1)),
+                                Faults.latency(1, Duration.ofMillis(200)),
+                                Faults.terminateBackends(),
+                                Faults.restartDatabase(),
+                                Faults.rowLock()),
+                        true,
+                        Reexecution.CUT_ATTEMPTS));
+    }
+}

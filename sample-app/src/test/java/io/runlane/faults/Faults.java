@@ -1,0 +1,320 @@
+package io.runlane.faults;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The fault classes. Each injector loops while the load window is open, drawing its pauses, targets and durations
+ * from its seeded random source, and leaves the cluster whole when it returns (processes restarted, links healed).
+ */
+final class Faults {
+
+    private Faults() {}
+
+    /** 1: {@code kill -9} of an instance with attempts in flight, then a restart. */
+    static Fault kill(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1500, 4000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                String instance = node.instance();
+                context.killed().add(instance);
+                node.kill();
+                context.note("kill -9 " + instance);
+                FaultContext.pause(random, 300, 2000);
+                context.cluster().restart(node, node.skew());
+                context.note("restarted as " + node.instance());
+            }
+        };
+    }
+
+    /** 2: {@code SIGTERM} during load: a graceful shutdown (S-EX-8), then a restart. */
+    static Fault terminate(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1500, 4000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                String instance = node.instance();
+                context.stopped().add(instance);
+                long start = System.nanoTime();
+                boolean graceful = node.terminate(Duration.ofSeconds(30));
+                if (!graceful) {
+                    context.killed().add(instance);
+                }
+                context.note(
+                        "SIGTERM " + instance + (graceful ? " stopped" : " did not stop and was killed") + " after "
+                                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+                context.cluster().restart(node, node.skew());
+                context.note("restarted as " + node.instance());
+            }
+        };
+    }
+
+    /** 3: PostgreSQL stopped and started on the same data directory and port. */
+    static Fault restartDatabase() {
+        return (context, random) -> {
+            FaultDatabase database = context.cluster().database();
+            if (!database.restartable()) {
+                context.note("PostgreSQL restart skipped: " + database.describe());
+                return;
+            }
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 2000, 5000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                long downtime = 1000 + random.nextInt(3000);
+                long start = System.nanoTime();
+                database.restart(Duration.ofMillis(downtime));
+                context.note("PostgreSQL restarted, down for "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+            }
+        };
+    }
+
+    /** 4: {@code pg_terminate_backend} of every Runlane connection of every instance, repeatedly. */
+    static Fault terminateBackends() {
+        return (context, random) -> {
+            int rounds = 0;
+            int terminated = 0;
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 500, 2500);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                try (Connection connection = context.cluster().connect();
+                        PreparedStatement statement = connection.prepareStatement("""
+                                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                                WHERE application_name LIKE ? AND pid <> pg_backend_pid()""")) {
+                    statement.setString(1, context.cluster().runlaneApplicationPattern());
+                    try (ResultSet rs = statement.executeQuery()) {
+                        rs.next();
+                        terminated += rs.getInt(1);
+                        rounds++;
+                    }
+                } catch (SQLException ex) {
+                    context.note("pg_terminate_backend round failed: " + ex.getMessage());
+                }
+            }
+            context.note("pg_terminate_backend: " + terminated + " connections in " + rounds + " rounds");
+        };
+    }
+
+    /**
+     * 5: a network partition of one instance from the database while its handlers keep running. The injector waits
+     * for a long attempt in flight on the instance, cuts its link, and heals it only once another instance has
+     * recovered that run (its {@code LEASE_EXPIRED} event) and the handler has finished: the zombie's completion then
+     * arrives after the recovery and must be refused (S-EX-3).
+     */
+    static Fault partition(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1000, 3000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                FaultContext.Watched watched = awaitLongAttempt(context, targets);
+                FaultNode node = watched != null
+                        ? context.cluster().nodeRunning(watched.instance())
+                        : context.cluster().node(targets.get(random.nextInt(targets.size())));
+                long start = System.nanoTime();
+                node.proxy().cut();
+                context.note("partitioned " + node.instance() + " from PostgreSQL"
+                        + (watched == null
+                                ? " (no long attempt in flight)"
+                                : " with run " + watched.runId() + " attempt " + watched.attempt() + " in flight"));
+                try {
+                    if (watched != null) {
+                        boolean recovered = awaitZombie(context, watched);
+                        if (recovered) {
+                            context.watched().add(watched);
+                        }
+                        context.note("run " + watched.runId()
+                                + (recovered
+                                        ? " recovered by another instance while its handler finished on the partitioned one"
+                                        : " was not recovered within the wait"));
+                    } else {
+                        Thread.sleep(FaultCluster.LEASE.toMillis() * 2);
+                    }
+                    FaultContext.pause(random, 0, 1500);
+                } finally {
+                    node.proxy().heal();
+                }
+                context.note("healed " + node.instance() + " after "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+            }
+        };
+    }
+
+    /** 6a: 200 ms added to every round trip of one instance's database link for the whole load window. */
+    static Fault latency(int target, Duration roundTrip) {
+        return (context, random) -> {
+            FaultNode node = context.cluster().node(target);
+            node.proxy().latency(roundTrip.dividedBy(2));
+            context.note("added " + roundTrip.toMillis() + " ms to every round trip of " + node.instance());
+            try {
+                while (context.loadRunning()) {
+                    Thread.sleep(200);
+                }
+            } finally {
+                node.proxy().latency(Duration.ZERO);
+            }
+        };
+    }
+
+    /** 7: a row lock held on a running run by an outside transaction for longer than the lease. */
+    static Fault rowLock() {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1000, 3000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                long lease = FaultCluster.LEASE.toMillis();
+                long hold = lease + lease / 2 + random.nextInt((int) lease / 2);
+                try (Connection connection = context.cluster().connect()) {
+                    connection.setAutoCommit(false);
+                    UUID locked = lockRunningRun(context, connection);
+                    if (locked == null) {
+                        connection.rollback();
+                        continue;
+                    }
+                    context.lockedRuns().add(locked);
+                    context.note("locked running run " + locked + " for " + hold + " ms");
+                    Thread.sleep(hold);
+                    connection.rollback();
+                } catch (SQLException ex) {
+                    context.note("row lock ended early: " + ex.getMessage());
+                }
+            }
+        };
+    }
+
+    /**
+     * Locks a running run of the scenario, preferring one whose worker also runs attempts longer than the lease
+     * ("bystanders"): their leases need heartbeats while the lock is held, so a heartbeat that waits for the locked
+     * row costs them their leases and shows as re-executions of runs nobody locked. Looks for such a run for up to
+     * five seconds before taking the longest running one.
+     */
+    private static UUID lockRunningRun(FaultContext context, Connection connection)
+            throws SQLException, InterruptedException {
+        String sql = """
+                SELECT r.id,
+                       (SELECT count(*) FROM %1$s.runs o
+                        WHERE o.lease_owner = r.lease_owner AND o.id <> r.id AND o.status = 'RUNNING'
+                          AND (o.payload ->> 'workMillis')::bigint > ?) AS bystanders
+                FROM %1$s.runs r
+                WHERE r.environment = ? AND starts_with(r.idempotency_key, ?) AND r.status = 'RUNNING'
+                ORDER BY bystanders DESC, (r.payload ->> 'workMillis')::bigint DESC
+                LIMIT 1
+                FOR UPDATE OF r SKIP LOCKED""".formatted(context.cluster().schema());
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (true) {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setLong(1, FaultCluster.LEASE.toMillis());
+                statement.setString(2, FaultCluster.ENVIRONMENT);
+                statement.setString(3, context.scenario() + ".");
+                try (ResultSet rs = statement.executeQuery()) {
+                    if (rs.next() && (rs.getInt(2) > 0 || System.nanoTime() > deadline)) {
+                        context.note("run " + rs.getObject(1) + " shares its worker with " + rs.getInt(2)
+                                + " attempts longer than the lease");
+                        return rs.getObject(1, UUID.class);
+                    }
+                }
+            }
+            connection.rollback();
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /**
+     * The newest long attempt that started less than a second ago on one of the {@code targets}, so that it is still
+     * running when the link is cut; waits for one up to 15 s.
+     */
+    private static FaultContext.Watched awaitLongAttempt(FaultContext context, List<Integer> targets)
+            throws InterruptedException {
+        String sql = """
+                SELECT run_id, attempt, instance FROM %s.effects
+                WHERE split_part(instance, '.', 1) = ANY(?) AND scenario = ? AND ended_at IS NULL
+                  AND planned_ms >= 2500 AND started_at > clock_timestamp() - interval '1 second'
+                ORDER BY started_at DESC LIMIT 1""".formatted(context.cluster().effectSchema());
+        Object[] names =
+                targets.stream().map(i -> context.cluster().node(i).name()).toArray();
+        return poll(context, Duration.ofSeconds(15), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setArray(1, connection.createArrayOf("text", names));
+                statement.setString(2, context.scenario());
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next()
+                            ? new FaultContext.Watched(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3))
+                            : null;
+                }
+            }
+        });
+    }
+
+    /**
+     * Waits until the watched attempt's lease expired and its handler finished anyway, for at most four leases: in a
+     * combined scenario every other instance may be down meanwhile, and then nobody recovers the run.
+     */
+    private static boolean awaitZombie(FaultContext context, FaultContext.Watched watched) throws InterruptedException {
+        String sql = """
+                SELECT EXISTS (SELECT FROM %s.run_events WHERE run_id = ? AND type = 'LEASE_EXPIRED'
+                                 AND detail LIKE ?)
+                   AND EXISTS (SELECT FROM %s.effects WHERE run_id = ? AND attempt = ? AND ended_at IS NOT NULL)""".formatted(context.cluster().schema(), context.cluster().effectSchema());
+        Boolean zombie = poll(context, FaultCluster.LEASE.multipliedBy(4), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, watched.runId());
+                statement.setString(2, "attempt " + watched.attempt() + " %");
+                statement.setObject(3, watched.runId());
+                statement.setInt(4, watched.attempt());
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    return rs.getBoolean(1) ? Boolean.TRUE : null;
+                }
+            }
+        });
+        return zombie != null;
+    }
+
+    /**
+     * Runs {@code query} until it answers non-null or {@code timeout} passes; a query that fails (the database may be
+     * restarting in a combined scenario) is tried again on a new connection.
+     */
+    private static <T> T poll(FaultContext context, Duration timeout, Query<T> query) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Connection connection = context.cluster().connect()) {
+                while (System.nanoTime() < deadline) {
+                    T answer = query.ask(connection);
+                    if (answer != null) {
+                        return answer;
+                    }
+                    Thread.sleep(50);
+                }
+            } catch (SQLException ex) {
+                Thread.sleep(200);
+            }
+        }
+        return null;
+    }
+
+    @FunctionalInterface
+    private interface Query<T> {
+        T ask(Connection connection) throws SQLException;
+    }
+}

@@ -1,0 +1,164 @@
+package io.runlane.faults;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Drives a scenario's load through the instances' HTTP trigger endpoint: {@code keys} keys spread evenly over the
+ * load window, each triggered three times (same key, same payload) within a few seconds, on instances chosen by the
+ * seed. A trigger that gets no 2xx answer is retried on the next instance until it gets one or the give-up time
+ * passes; only answered triggers are promises the suite holds Runlane to.
+ *
+ * <p>Most handlers work 20 to 200 ms; every tenth key works 2.5 to 10 s, often longer than the lease, so that attempts
+ * are in flight and leases are being extended when a fault hits.
+ */
+final class LoadDriver {
+
+    static final int TRIGGERS_PER_KEY = 3;
+
+    private static final Duration RETRY_PAUSE = Duration.ofMillis(300);
+
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+
+    private final List<FaultNode> nodes;
+
+    private final String scenario;
+
+    private final List<Planned> plan = new ArrayList<>();
+
+    private final Map<String, List<Ack>> acks = new ConcurrentHashMap<>();
+
+    private final AtomicInteger unanswered = new AtomicInteger();
+
+    private final AtomicInteger retries = new AtomicInteger();
+
+    /** One trigger of the plan: when (from the start of the window), which key, first instance to ask. */
+    private record Planned(long atMillis, String key, long workMillis, int node) {}
+
+    /** A trigger that got a 2xx answer: the run it names must exist. */
+    record Ack(String key, UUID runId, String outcome, String instance) {}
+
+    LoadDriver(List<FaultNode> nodes, String scenario, Random random, int keys, Duration window) {
+        this.nodes = nodes;
+        this.scenario = scenario;
+        long windowMillis = window.toMillis();
+        for (int k = 0; k < keys; k++) {
+            String key = "k" + k;
+            long work = k % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
+            long first = k * windowMillis / keys;
+            for (int t = 0; t < TRIGGERS_PER_KEY; t++) {
+                long at = t == 0 ? first : first + random.nextInt(3000);
+                plan.add(new Planned(at, key, work, random.nextInt(nodes.size())));
+            }
+        }
+    }
+
+    int keys() {
+        return plan.size() / TRIGGERS_PER_KEY;
+    }
+
+    /** Sends every planned trigger; returns when each got an answer or gave up {@code giveUp} after the window. */
+    void run(Duration giveUp) throws InterruptedException {
+        long start = System.nanoTime();
+        long giveUpAt = start
+                + TimeUnit.MILLISECONDS.toNanos(
+                        plan.stream().mapToLong(Planned::atMillis).max().orElse(0))
+                + giveUp.toNanos();
+        ScheduledExecutorService scheduler = new ScheduledThreadPoolExecutor(24, runnable -> {
+            Thread thread = new Thread(runnable, "load-" + scenario);
+            thread.setDaemon(true);
+            return thread;
+        });
+        CountDownLatch done = new CountDownLatch(plan.size());
+        try {
+            for (Planned trigger : plan) {
+                scheduler.schedule(
+                        () -> send(scheduler, trigger, trigger.node(), giveUpAt, done),
+                        trigger.atMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+            done.await();
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    Map<String, List<Ack>> acks() {
+        return acks;
+    }
+
+    int answered() {
+        return acks.values().stream().mapToInt(List::size).sum();
+    }
+
+    int unanswered() {
+        return unanswered.get();
+    }
+
+    int retries() {
+        return retries.get();
+    }
+
+    private void send(
+            ScheduledExecutorService scheduler, Planned trigger, int node, long giveUpAt, CountDownLatch done) {
+        FaultNode target = nodes.get(node % nodes.size());
+        String query = "scenario=" + encode(scenario) + "&key=" + encode(trigger.key()) + "&workMillis="
+                + trigger.workMillis();
+        try {
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create(target.base() + "/faults/trigger?" + query))
+                            .timeout(Duration.ofSeconds(5))
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() / 100 == 2) {
+                String[] answer = response.body().trim().split(" ");
+                acks.computeIfAbsent(trigger.key(), key -> new CopyOnWriteArrayList<>())
+                        .add(new Ack(trigger.key(), UUID.fromString(answer[0]), answer[1], target.instance()));
+                done.countDown();
+                return;
+            }
+        } catch (IOException ex) {
+            // No answer: the instance is down, partitioned or slow; the trigger may or may not have been stored.
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            done.countDown();
+            return;
+        }
+        if (System.nanoTime() > giveUpAt) {
+            unanswered.incrementAndGet();
+            done.countDown();
+            return;
+        }
+        retries.incrementAndGet();
+        scheduler.schedule(
+                () -> send(scheduler, trigger, node + 1, giveUpAt, done),
+                RETRY_PAUSE.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}
