@@ -51,6 +51,8 @@ final class AttemptContext implements RunContext, ResultSink {
 
     private volatile boolean returnedResult;
 
+    private volatile boolean handlerReturned;
+
     AttemptContext(ClaimedRun claimed, RunlaneTemplate runlane) {
         this.claimed = claimed;
         this.runlane = runlane;
@@ -191,7 +193,16 @@ final class AttemptContext implements RunContext, ResultSink {
      */
     synchronized void handlerEnded() {
         handlerThread = null;
+        handlerReturned = true;
         Thread.interrupted();
+    }
+
+    /**
+     * Whether the handler has returned or thrown. From then on the attempt's outcome is being recorded, possibly
+     * already committed, so a heartbeat that no longer finds the run held must not call the lease lost (S-EX-11).
+     */
+    boolean handlerReturned() {
+        return handlerReturned;
     }
 
     /** Interrupts the handler's thread if the handler is still running. */

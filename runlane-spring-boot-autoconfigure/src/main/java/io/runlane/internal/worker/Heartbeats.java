@@ -21,7 +21,8 @@ import org.apache.commons.logging.LogFactory;
  *
  * <p>The heartbeat never waits for a row lock (S-EX-16): a run whose row another transaction holds is skipped and
  * tried again at the next beat, and is not lost. A lease counts as lost only for the attempts in this beat's
- * snapshot, by fencing token: an attempt claimed while the statement ran was not asked about and is not judged.
+ * snapshot, by fencing token: an attempt claimed while the statement ran was not asked about and is not judged, and
+ * an attempt whose handler returned meanwhile may have had its outcome committed, so its missing run is not a loss.
  * Nothing a beat throws, errors included, escapes it, so a scheduler never cancels later beats.
  */
 final class Heartbeats {
@@ -83,6 +84,10 @@ final class Heartbeats {
         }
         for (AttemptContext context : attempts) {
             RunClaims.HeldRun run = held.get(context.runId());
+            if (run == null && context.handlerReturned()) {
+                // its outcome committed after the snapshot: the run ended, no lease was lost
+                continue;
+            }
             if (run == null || run.fencingToken() != context.claimed().fencingToken()) {
                 if (!context.leaseLost()) {
                     logger.warn("Run " + context.runId() + " attempt " + context.attempt()
