@@ -38,6 +38,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -164,6 +165,33 @@ class TransactionalStepsIntegrationTests {
         }
     }
 
+    /** Writes, then times out: a statement timeout on attempt 1, a lock timeout on attempt 2; attempt 3 commits. */
+    @Task(id = "txsteps.timeouts")
+    public static class Timeouts implements TaskHandler<Timeouts.Payload> {
+
+        public record Payload(String id) {}
+
+        @Override
+        public void run(Payload payload, RunContext context) throws Exception {
+            try {
+                context.transactionalStep("order", step -> {
+                    JdbcTemplate jdbc = new JdbcTemplate(transactionDataSource());
+                    insertOrder(jdbc, step);
+                    if (context.attempt() == 1) {
+                        jdbc.execute("SET LOCAL statement_timeout = '100ms'");
+                        jdbc.execute("SELECT pg_sleep(10)");
+                    } else if (context.attempt() == 2) {
+                        jdbc.execute("SET LOCAL lock_timeout = '100ms'");
+                        jdbc.execute("LOCK TABLE " + schema + ".blocker IN ACCESS EXCLUSIVE MODE");
+                    }
+                });
+            } catch (Exception ex) {
+                SEEN.put(context.runId() + "/failure" + context.attempt(), ex);
+                throw ex;
+            }
+        }
+    }
+
     /** Misuses transactional steps in every way the contract forbids and records what each misuse threw. */
     @Task(id = "txsteps.misuse")
     public static class Misuse implements TaskHandler<Misuse.Payload> {
@@ -232,6 +260,7 @@ class TransactionalStepsIntegrationTests {
                 new Order(),
                 new Joined(),
                 new Crashable(),
+                new Timeouts(),
                 new Misuse());
         schema = runlane.schema();
         runlane.jdbc().execute("CREATE TABLE " + schema + ".orders (run_id uuid NOT NULL, step_id text NOT NULL)");
@@ -373,6 +402,31 @@ class TransactionalStepsIntegrationTests {
             handler.shutdownNow();
         }
         assertThat(called(runId, "order")).isZero();
+    }
+
+    @Test
+    @DisplayName("S-ST-8: a statement timeout and a lock timeout inside a transactional step are ordinary step"
+            + " failures: rolled back and retried, one row in the end")
+    void timeoutsInsideATransactionalStepAreOrdinaryFailures() throws Exception {
+        runlane.jdbc().execute("CREATE TABLE " + schema + ".blocker (id int)");
+        try (Connection locker = dataSource.getConnection()) {
+            locker.setAutoCommit(false);
+            try (var statement = locker.createStatement()) {
+                statement.execute("LOCK TABLE " + schema + ".blocker IN ACCESS EXCLUSIVE MODE");
+            }
+            UUID runId = runlane.template()
+                    .trigger("txsteps.timeouts", new Timeouts.Payload("t"))
+                    .runId();
+            runlane.startWorker();
+
+            Run run = awaitStatus(runlane, runId, RunStatus.SUCCEEDED);
+            locker.rollback();
+            assertThat(run.attempts()).isEqualTo(3);
+            assertThat(SEEN.get(runId + "/failure1")).isInstanceOf(DataAccessException.class);
+            assertThat(SEEN.get(runId + "/failure2")).isInstanceOf(DataAccessException.class);
+            assertThat(orders(runId)).isEqualTo(1);
+            assertThat(runlane.template().runs().steps(runId)).hasSize(1);
+        }
     }
 
     @Test
