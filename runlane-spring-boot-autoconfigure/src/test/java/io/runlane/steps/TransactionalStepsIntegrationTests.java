@@ -463,7 +463,7 @@ class TransactionalStepsIntegrationTests {
                 dying,
                 schema,
                 UnaryOperator.identity(),
-                EXECUTION,
+                EXECUTION.withShutdownTimeout(Duration.ofSeconds(1)),
                 io.runlane.internal.EngineListener.NONE,
                 new Crashable());
         others.add(doomed);
