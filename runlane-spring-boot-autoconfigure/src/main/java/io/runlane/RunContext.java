@@ -52,6 +52,30 @@ public interface RunContext {
     void step(String name, StepAction action) throws Exception;
 
     /**
+     * A transactional step (S-ST-8): like {@link #step(String, Class, StepFunction)}, but {@code fn} runs inside a
+     * transaction on Runlane's {@code DataSource}, through the transaction manager Runlane uses, and the step is
+     * recorded in that same transaction after the attempt's claim was checked under the run's row lock. So {@code
+     * JdbcTemplate}, {@code JdbcClient} or JPA on that {@code DataSource} join it, and the step's database effects
+     * commit together with its record or not at all: they happen exactly once per run. Effects on other data sources
+     * or external systems are not covered (use {@link #step(String, Class, StepFunction)} with its step id as an
+     * idempotency key). A recorded step returns its result without opening a transaction. An exception from {@code
+     * fn} (a statement or lock timeout included) rolls everything back and propagates, like a failing step. The
+     * transaction runs at {@code READ COMMITTED}; it joins a transaction the handler opened itself on that
+     * {@code DataSource}, and then commits with it. Keep it short: it holds the run's row lock, which a lease
+     * takeover waits for.
+     *
+     * @param name the step's name, a valid key under S-ID-1
+     * @param type the result type the recorded JSON is read back as
+     * @throws InvalidKeyException for an invalid name
+     * @throws IllegalStateException when called from another thread, inside another step, or after the handler
+     *     returned
+     */
+    <R> R transactionalStep(String name, Class<R> type, StepFunction<R> fn) throws Exception;
+
+    /** A transactional step without a result; see {@link #transactionalStep(String, Class, StepFunction)}. */
+    void transactionalStep(String name, StepAction action) throws Exception;
+
+    /**
      * A durable sleep (S-ST-7): the first time it is reached it records its wake-up time ({@code duration} from now,
      * database clock) and ends the attempt; the run is {@code WAITING} until then, holding no slot, lease or queue
      * capacity and spending no retry budget. Reached again at or after that time it returns at once.

@@ -198,7 +198,12 @@ public final class RunlaneEngine implements AutoCloseable {
         this.steps = new StepStore(jdbc, sql);
         SignalWakeUps signalWakeUps = new SignalWakeUps(dataSource, sql, notifier);
         this.durable = new DurableExecution(
-                steps, reads, codec, new RunParking(jdbc, sql, notifier, signalWakeUps), new SignalInbox(jdbc, sql));
+                steps,
+                reads,
+                codec,
+                new RunParking(jdbc, sql, notifier, signalWakeUps),
+                new SignalInbox(jdbc, sql),
+                transactions);
         this.signals = new SignalMailbox(jdbc, sql, environment, notifier, signalWakeUps);
         this.schedules = new Schedules(
                 jdbc,

@@ -52,6 +52,8 @@ public final class AttemptSteps {
 
     private final StepStore store;
 
+    private final TransactionalSteps transactional;
+
     private final SignalInbox signals;
 
     private final RunReads reads;
@@ -83,6 +85,7 @@ public final class AttemptSteps {
      */
     public AttemptSteps(
             StepStore store,
+            TransactionalSteps transactional,
             SignalInbox signals,
             RunReads reads,
             ResultCodec codec,
@@ -92,6 +95,7 @@ public final class AttemptSteps {
             boolean firstAttempt) {
         this.recordedBefore = firstAttempt ? Map.of() : null;
         this.store = store;
+        this.transactional = transactional;
         this.signals = signals;
         this.reads = reads;
         this.codec = codec;
@@ -144,6 +148,50 @@ public final class AttemptSteps {
             return null;
         });
         record(name, occurrence, null, Object.class);
+    }
+
+    /**
+     * A transactional step (S-ST-8): memoized like {@link #step(String, Class, StepFunction)} (a recorded result
+     * returns without opening a transaction); otherwise runs and records in one transaction ({@link
+     * TransactionalSteps}).
+     */
+    public <R> @Nullable R transactionalStep(String name, Class<R> type, StepFunction<R> fn) throws Exception {
+        enter(name);
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(fn, "fn");
+        int occurrence = next(name);
+        Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
+        if (stored.isPresent()) {
+            return read(name, occurrence, stored.get().json(), type);
+        }
+        String json = inTransaction(name, occurrence, () -> codec.write(call(name, occurrence, fn)));
+        return read(name, occurrence, json, type);
+    }
+
+    public void transactionalStep(String name, StepAction action) throws Exception {
+        enter(name);
+        Objects.requireNonNull(action, "action");
+        int occurrence = next(name);
+        if (recorded(name, occurrence).isPresent()) {
+            return;
+        }
+        inTransaction(name, occurrence, () -> {
+            call(name, occurrence, step -> {
+                action.run(step);
+                return null;
+            });
+            return null;
+        });
+    }
+
+    private @Nullable String inTransaction(String name, int occurrence, TransactionalSteps.Body body) throws Exception {
+        try {
+            return transactional.runAndRecord(
+                    runId, token, worker, name, occurrence, StepIds.stepId(runId, name, occurrence), body);
+        } catch (AttemptFencedOut ex) {
+            fencedOut = true;
+            throw ex;
+        }
     }
 
     public void sleep(String name, Duration duration) {

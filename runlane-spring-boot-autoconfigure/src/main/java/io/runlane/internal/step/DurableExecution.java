@@ -5,6 +5,7 @@ import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.wait.RunParking;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * What the worker needs for durable execution: the steps of each attempt, parking runs that wait, and the codec
@@ -22,8 +23,20 @@ public final class DurableExecution {
 
     private final SignalInbox signals;
 
+    private final TransactionTemplate transactions;
+
+    /**
+     * @param transactions the engine's {@code READ COMMITTED} transactions on the manager of Runlane's {@code
+     *     DataSource} (S-TR-10, S-TR-11), which transactional steps run in (S-ST-8)
+     */
     public DurableExecution(
-            StepStore steps, RunReads reads, ResultCodec codec, RunParking parking, SignalInbox signals) {
+            StepStore steps,
+            RunReads reads,
+            ResultCodec codec,
+            RunParking parking,
+            SignalInbox signals,
+            TransactionTemplate transactions) {
+        this.transactions = transactions;
         this.signals = signals;
         this.steps = steps;
         this.reads = reads;
@@ -35,6 +48,7 @@ public final class DurableExecution {
     public AttemptSteps open(ClaimedRun claimed, String worker) {
         return new AttemptSteps(
                 steps,
+                new TransactionalSteps(steps, transactions),
                 signals,
                 reads,
                 codec,

@@ -61,6 +61,16 @@ public final class StepStore {
             SELECT count(*) FROM recorded
             """;
 
+    /**
+     * Locks the run's row while the attempt holding {@code token} runs it, inside a transactional step's transaction
+     * (S-ST-8): until that transaction ends no takeover, cancellation or other recording can change the token.
+     */
+    private static final String LOCK = """
+            SELECT id FROM {schema}.runs
+            WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+            FOR UPDATE
+            """;
+
     private static final String LIST = """
             SELECT name, occurrence, step_id, completed_at, result::text AS result FROM {schema}.run_steps
             WHERE run_id = :runId
@@ -84,6 +94,8 @@ public final class StepStore {
 
     private final String list;
 
+    private final String lock;
+
     private final String results;
 
     public StepStore(JdbcClient jdbc, SqlTemplate sql) {
@@ -91,6 +103,7 @@ public final class StepStore {
         this.find = sql.format(FIND);
         this.record = sql.format(RECORD);
         this.list = sql.format(LIST);
+        this.lock = sql.format(LOCK);
         this.results = sql.format(RESULTS);
     }
 
@@ -133,6 +146,20 @@ public final class StepStore {
                 .addValue("result", json, Types.VARCHAR)
                 .addValue("detail", name + " #" + occurrence, Types.VARCHAR);
         return jdbc.sql(record).paramSource(params).query(Long.class).single() == 1;
+    }
+
+    /**
+     * Locks the run's row for the current transaction if the attempt holding {@code token} still runs it (S-ST-8).
+     * Returns whether it does.
+     */
+    public boolean lockIfHeld(UUID runId, long token) {
+        return jdbc.sql(lock)
+                .paramSource(new MapSqlParameterSource()
+                        .addValue("runId", runId, Types.OTHER)
+                        .addValue("token", token, Types.BIGINT))
+                .query((rs, rowNum) -> rs.getObject(1))
+                .optional()
+                .isPresent();
     }
 
     /** A run's completed steps in completion order (S-ST-6). */

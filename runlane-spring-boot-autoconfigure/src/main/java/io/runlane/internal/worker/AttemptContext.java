@@ -107,6 +107,16 @@ final class AttemptContext implements RunContext, ResultSink {
     }
 
     @Override
+    public <R> R transactionalStep(String name, Class<R> type, StepFunction<R> fn) throws Exception {
+        return steps().transactionalStep(name, type, fn);
+    }
+
+    @Override
+    public void transactionalStep(String name, StepAction action) throws Exception {
+        steps().transactionalStep(name, action);
+    }
+
+    @Override
     public void sleep(String name, Duration duration) {
         steps().sleep(name, duration);
     }

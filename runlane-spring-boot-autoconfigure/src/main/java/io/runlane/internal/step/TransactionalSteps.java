@@ -1,0 +1,92 @@
+package io.runlane.internal.step;
+
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Runs a transactional step (S-ST-8) in one transaction on Runlane's {@code DataSource}, so that the step's database
+ * effects and its record commit together or not at all:
+ *
+ * <ol>
+ *   <li>lock the run's row, only while the attempt's claim token still holds it ({@link StepStore#lockIfHeld}); a
+ *       zombie attempt stops here, before the step runs, and rolls back ({@link AttemptFencedOut}, S-ST-11). Holding
+ *       the lock, no takeover can change the token until the transaction ends;
+ *   <li>run the step: {@code JdbcTemplate}, {@code JdbcClient} or JPA on that {@code DataSource} join the
+ *       transaction through the engine's transaction manager (S-TR-10);
+ *   <li>record the step and its {@code STEP_COMPLETED} event with the plain step's statement ({@link
+ *       StepStore#recordIfHeld}; its lock is already held), and commit.
+ * </ol>
+ *
+ * An exception from the step rolls everything back and propagates. The transaction is the engine's {@code READ
+ * COMMITTED} one (S-TR-11) with the default propagation: a transaction the handler opened itself on the same
+ * {@code DataSource} is joined, and the step commits with it.
+ */
+final class TransactionalSteps {
+
+    /** The step's body: runs it and returns its result as JSON, or {@code null} for none. */
+    interface Body {
+        @Nullable
+        String run() throws Exception;
+    }
+
+    private final StepStore store;
+
+    private final TransactionTemplate transactions;
+
+    TransactionalSteps(StepStore store, TransactionTemplate transactions) {
+        this.store = store;
+        this.transactions = transactions;
+    }
+
+    /**
+     * Runs and records the step; returns the recorded JSON: this call's, or (after rolling this call's effects back)
+     * one recorded before under the same identity.
+     *
+     * @throws AttemptFencedOut when the attempt no longer holds the run; nothing was run or committed
+     */
+    @Nullable
+    String runAndRecord(UUID runId, long token, String worker, String name, int occurrence, String stepId, Body body)
+            throws Exception {
+        try {
+            return transactions.execute(status -> {
+                if (!store.lockIfHeld(runId, token)) {
+                    throw new AttemptFencedOut(runId, name);
+                }
+                String json;
+                try {
+                    json = body.run();
+                } catch (RuntimeException ex) {
+                    throw ex;
+                } catch (Exception ex) {
+                    throw new StepFailed(ex);
+                }
+                if (store.recordIfHeld(runId, token, worker, name, occurrence, stepId, json)) {
+                    return json;
+                }
+                Optional<StepStore.StoredResult> recorded = store.find(runId, name, occurrence);
+                if (recorded.isEmpty()) {
+                    throw new AttemptFencedOut(runId, name);
+                }
+                status.setRollbackOnly();
+                return recorded.get().json();
+            });
+        } catch (StepFailed failed) {
+            throw failed.exception;
+        }
+    }
+
+    /** Carries a checked exception of the step through the transaction template, which then rolls back. */
+    private static final class StepFailed extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient Exception exception;
+
+        StepFailed(Exception exception) {
+            super(null, null, false, false);
+            this.exception = exception;
+        }
+    }
+}
