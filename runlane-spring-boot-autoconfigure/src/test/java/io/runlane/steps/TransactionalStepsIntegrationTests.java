@@ -141,7 +141,7 @@ class TransactionalStepsIntegrationTests {
 
         static volatile CountDownLatch frozen = new CountDownLatch(0);
 
-        static final CountDownLatch THAW = new CountDownLatch(1);
+        static volatile CountDownLatch THAW = new CountDownLatch(1);
 
         @Override
         public void run(Payload payload, RunContext context) throws Exception {
@@ -263,6 +263,8 @@ class TransactionalStepsIntegrationTests {
                 new Timeouts(),
                 new Misuse());
         schema = runlane.schema();
+        // every test's clean-up thaws frozen handlers, so each test starts with a latch of its own
+        Crashable.THAW = new CountDownLatch(1);
         runlane.jdbc().execute("CREATE TABLE " + schema + ".orders (run_id uuid NOT NULL, step_id text NOT NULL)");
     }
 
