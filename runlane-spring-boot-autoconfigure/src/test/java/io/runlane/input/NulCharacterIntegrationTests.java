@@ -217,7 +217,11 @@ class NulCharacterIntegrationTests {
         TestRunlane.RowCounts before = runlane.rowCounts();
         Throwable thrown = catchThrowable(call);
         assertThat(thrown).isInstanceOf(PayloadValidationException.class);
-        assertThat(runlane.rowCounts()).as("rows after the refused call").isEqualTo(before);
+        TestRunlane.RowCounts after = runlane.rowCounts();
+        // events are left out: the worker may still be appending those of earlier tests' runs (retries), and a
+        // trigger writes no event row of its own (the creation event is read off the run's row)
+        assertThat(after.runs()).as("runs after the refused call").isEqualTo(before.runs());
+        assertThat(after.idempotencyKeys()).as("keys after the refused call").isEqualTo(before.idempotencyKeys());
         return (PayloadValidationException) thrown;
     }
 }
