@@ -267,7 +267,11 @@ public final class RunlaneEngine implements AutoCloseable {
         this.maintenance = new MaintenanceService(
                 leaseRescuer,
                 new CancellationGrace(
-                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                        expiredLeases,
+                        outcomes,
+                        execution.cancellationGrace(),
+                        execution.recoveryBatchSize(),
+                        listener),
                 missedWakeUps,
                 execution.recoveryBatchSize(),
                 execution.recoveryInterval());
