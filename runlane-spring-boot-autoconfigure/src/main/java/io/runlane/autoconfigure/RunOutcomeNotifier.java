@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.commons.logging.Log;
@@ -22,10 +23,12 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Turns the worker's terminal outcomes into {@link RunOutcomeListener} calls and {@link RunFailedEvent}s. The worker
- * reports an outcome once it is written, so the run is read back committed, with its failure; that read and the
- * application's listeners run on one thread of their own, so a slow listener never holds a worker's slot or its
- * completion writer.
+ * Turns the terminal outcomes of this application's engine into {@link RunOutcomeListener} calls and {@link
+ * RunFailedEvent}s: the worker's (an attempt timeout included), and the ends outside an attempt (an operator's
+ * cancel, a supersede, lease recovery, the cancellation grace, a schedule's {@code CANCEL_OTHER}). The engine
+ * reports each once it is committed, so the run is read back committed, with its failure; that read and the
+ * application's listeners run on one thread of their own, so a slow listener never holds a worker's slot, its
+ * completion writer, maintenance or an operator's call.
  */
 final class RunOutcomeNotifier implements EngineListener, DisposableBean {
 
@@ -61,13 +64,20 @@ final class RunOutcomeNotifier implements EngineListener, DisposableBean {
         // A FAILED run is always read back for its event; other outcomes only when a listener wants them.
         if (result.equals("failed")
                 || (TERMINAL.contains(result) && !listeners().isEmpty())) {
-            executor.execute(() -> notify(claimed.run()));
+            executor.execute(() -> notify(claimed.run().id()));
         }
     }
 
-    private void notify(Run claimed) {
+    @Override
+    public void runEnded(UUID runId, RunStatus status) {
+        if (status == RunStatus.FAILED || (status.isTerminal() && !listeners().isEmpty())) {
+            executor.execute(() -> notify(runId));
+        }
+    }
+
+    private void notify(UUID runId) {
         try {
-            Optional<Run> stored = template.getObject().runs().get(claimed.id());
+            Optional<Run> stored = template.getObject().runs().get(runId);
             if (stored.isEmpty() || !stored.get().status().isTerminal()) {
                 return;
             }
@@ -83,7 +93,7 @@ final class RunOutcomeNotifier implements EngineListener, DisposableBean {
                 events.publishEvent(new RunFailedEvent(run));
             }
         } catch (RuntimeException ex) {
-            logger.warn("Could not report the outcome of run " + claimed.id(), ex);
+            logger.warn("Could not report the outcome of run " + runId, ex);
         }
     }
 

@@ -27,8 +27,9 @@ public interface EngineListener {
     default void attemptEnded(ClaimedRun claimed, String result, Duration duration) {}
 
     /**
-     * A run became terminal outside an attempt's own outcome (an operator's cancel, lease recovery). Terminal
-     * attempt outcomes arrive through {@link #attemptEnded}.
+     * A run became terminal outside an attempt's own outcome (an operator's cancel, a supersede, lease recovery, the
+     * cancellation grace, a schedule's {@code CANCEL_OTHER}), after the change committed. Terminal attempt outcomes
+     * (an attempt timeout included) arrive through {@link #attemptEnded}.
      */
     default void runEnded(UUID runId, RunStatus status) {}
 

@@ -89,6 +89,9 @@ public final class RunlaneEngine implements AutoCloseable {
 
     private final Schedules schedules;
 
+    /** Set by instrumentation before the application triggers; see {@link #setTraceContextCapture}. */
+    private volatile TraceContextCapture traceContexts = TraceContextCapture.NONE;
+
     public RunlaneEngine(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
@@ -238,7 +241,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 steps,
                 schedules.operations(),
                 signals,
-                new SignalPayloads(payloads.jsonMapper()));
+                new SignalPayloads(payloads.jsonMapper()),
+                () -> traceContexts.capture());
         this.outcomes = new AttemptOutcomes(jdbc, sql);
         this.claims = new RunClaims(jdbc, transactions, sql, environment);
         this.completions = new BatchCompletions(jdbc, sql);
@@ -263,7 +267,11 @@ public final class RunlaneEngine implements AutoCloseable {
         this.maintenance = new MaintenanceService(
                 leaseRescuer,
                 new CancellationGrace(
-                        expiredLeases, outcomes, execution.cancellationGrace(), execution.recoveryBatchSize()),
+                        expiredLeases,
+                        outcomes,
+                        execution.cancellationGrace(),
+                        execution.recoveryBatchSize(),
+                        listener),
                 missedWakeUps,
                 execution.recoveryBatchSize(),
                 execution.recoveryInterval());
@@ -287,6 +295,14 @@ public final class RunlaneEngine implements AutoCloseable {
         worker.stop();
         notifier.stop();
         endings.stop();
+    }
+
+    /**
+     * Where new runs get the trace context they store for their attempts (S-MO-9); {@link TraceContextCapture#NONE}
+     * unless tracing is wired in, as Boot does when Micrometer observations are on.
+     */
+    public void setTraceContextCapture(TraceContextCapture traceContexts) {
+        this.traceContexts = traceContexts;
     }
 
     public RunlaneSettings settings() {

@@ -3,12 +3,14 @@ package io.runlane.autoconfigure.observation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.runlane.Run;
+import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.worker.HandlerInvocation;
 
 /**
  * Observes each handler call as {@code runlane.attempt}, current on the handler's thread while it runs, so that the
  * handler's own observations (HTTP calls, queries) are its children. Keys: task and queue (low cardinality); the run
- * id and attempt number only as high-cardinality values.
+ * id and attempt number only as high-cardinality values. Its context is a {@link RunlaneAttemptContext} carrying the
+ * trace context the trigger stored, so that a tracer continues the trigger's trace (S-MO-9).
  */
 final class ObservedHandlerInvocation implements HandlerInvocation {
 
@@ -21,8 +23,10 @@ final class ObservedHandlerInvocation implements HandlerInvocation {
     }
 
     @Override
-    public void invoke(Run run, int attempt, Handler handler) throws Exception {
-        Observation observation = Observation.createNotStarted(NAME, registry)
+    public void invoke(ClaimedRun claimed, int attempt, Handler handler) throws Exception {
+        Run run = claimed.run();
+        Observation observation = Observation.createNotStarted(
+                        NAME, () -> new RunlaneAttemptContext(claimed.traceContext()), registry)
                 .lowCardinalityKeyValue("runlane.task", run.taskId())
                 .lowCardinalityKeyValue("runlane.queue", run.queue())
                 .highCardinalityKeyValue("runlane.run.id", run.id().toString())

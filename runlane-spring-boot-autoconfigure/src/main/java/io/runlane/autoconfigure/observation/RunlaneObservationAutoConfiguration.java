@@ -15,8 +15,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Observes triggers ({@code runlane.trigger}) and attempts ({@code runlane.attempt}) through the application's
- * {@link ObservationRegistry}. The trace context is not stored with the run yet, so an attempt starts a trace of its
- * own instead of continuing the trigger's.
+ * {@link ObservationRegistry}. The trigger's context is a {@code SenderContext} and the attempt's a {@code
+ * ReceiverContext}, both carrying the run's propagation headers: with Micrometer Tracing on the class path, Boot's
+ * propagating tracing handlers write the trigger span's headers, the run stores them, and the attempt's span
+ * continues that trace as the trigger span's child (S-MO-9). No dependency on Micrometer Tracing here.
  */
 @AutoConfiguration(
         after = RunlaneAutoConfiguration.class,
@@ -25,7 +27,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean({ObservationRegistry.class, RunlaneEngine.class})
 public final class RunlaneObservationAutoConfiguration {
 
-    /** Wraps the {@link RunlaneTemplate} bean, so application code's triggers are observed. */
+    /**
+     * Wraps the {@link RunlaneTemplate} bean, so application code's triggers are observed, and has the engine store
+     * the trace context of those triggers with their runs (S-MO-9).
+     */
     @Bean
     static BeanPostProcessor runlaneTriggerObservation(ObjectProvider<ObservationRegistry> registry) {
         return new BeanPostProcessor() {
@@ -33,6 +38,9 @@ public final class RunlaneObservationAutoConfiguration {
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (bean instanceof RunlaneTemplate template && !(bean instanceof ObservedRunlaneTemplate)) {
                     return new ObservedRunlaneTemplate(template, registry.getObject());
+                }
+                if (bean instanceof RunlaneEngine engine) {
+                    engine.setTraceContextCapture(new ObservedTraceContextCapture(registry.getObject()));
                 }
                 return bean;
             }

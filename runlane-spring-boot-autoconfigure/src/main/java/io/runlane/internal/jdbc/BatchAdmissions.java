@@ -29,10 +29,11 @@ final class BatchAdmissions {
     private static final String ADMIT_BATCH = """
             WITH input AS (
                 SELECT * FROM unnest(:ids, :taskIds, :queues, :payloads, :idempotencyKeys, :ttls, :singletonKeys,
-                                     :concurrencyKeys, :maxAttempts, :runAts, :delays, :sourceTypes, :sourceRunIds)
+                                     :concurrencyKeys, :maxAttempts, :runAts, :delays, :sourceTypes, :sourceRunIds,
+                                     :traceContexts)
                     WITH ORDINALITY AS i(id, task_id, queue, payload, idempotency_key, ttl_ms, singleton_key,
                                          concurrency_key, max_attempts, run_at, delay_ms, source_type, source_run_id,
-                                         ord)
+                                         trace_context, ord)
             ), current_owner AS (
                 SELECT i.ord, r.* FROM input i
                 JOIN {schema}.idempotency_keys k
@@ -52,13 +53,13 @@ final class BatchAdmissions {
                 INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                            idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
                                            run_at, created_at, updated_at, source_type, source_run_id,
-                                           created_scheduled)
+                                           created_scheduled, trace_context)
                 SELECT cast(i.id AS uuid), :environment, i.task_id, i.queue,
                        CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                        cast(i.payload AS jsonb), i.idempotency_key, cast(i.ttl_ms AS bigint), i.singleton_key,
                        i.concurrency_key, cast(i.max_attempts AS integer), due.run_at, statement_timestamp(),
                        statement_timestamp(), i.source_type, cast(i.source_run_id AS uuid),
-                       due.run_at > statement_timestamp()
+                       due.run_at > statement_timestamp(), cast(i.trace_context AS jsonb)
                 FROM input i
                 CROSS JOIN LATERAL (SELECT coalesce(cast(i.run_at AS timestamptz), statement_timestamp()
                         + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
@@ -124,7 +125,8 @@ final class BatchAdmissions {
                                         ? null
                                         : Long.toString(run.delay().toMillis())))
                 .addValue("sourceTypes", texts(runs, NewRun::sourceType))
-                .addValue("sourceRunIds", texts(runs, run -> Objects.toString(run.sourceRunId(), null)));
+                .addValue("sourceRunIds", texts(runs, run -> Objects.toString(run.sourceRunId(), null)))
+                .addValue("traceContexts", texts(runs, run -> TraceContextColumn.encode(run.traceContext())));
         Map<UUID, Integer> positionById = new HashMap<>();
         for (int i = 0; i < runs.size(); i++) {
             positionById.put(runs.get(i).id(), i);

@@ -3,6 +3,7 @@ package io.runlane.internal.jdbc;
 import io.runlane.SingletonConflictPolicy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param sourceRunId the run it was derived from, if any
  * @param onSingletonConflict what to do when another active run holds the singleton key (S-CP-1)
  * @param signalName the signal that {@code SIGNAL_OWNER} delivers the payload as (S-CP-4); only with that policy
+ * @param traceContext the trigger's trace context, stored for the run's attempts to continue (S-MO-9); empty when
+ *     the trigger was not traced
  */
 public record NewRun(
         UUID id,
@@ -41,7 +44,12 @@ public record NewRun(
         @Nullable String sourceType,
         @Nullable UUID sourceRunId,
         SingletonConflictPolicy onSingletonConflict,
-        @Nullable String signalName) {
+        @Nullable String signalName,
+        Map<String, String> traceContext) {
+
+    public NewRun {
+        traceContext = Map.copyOf(traceContext);
+    }
 
     /** A run that fails on a singleton conflict (S-SK-2). */
     public NewRun(
@@ -73,6 +81,7 @@ public record NewRun(
                 sourceType,
                 sourceRunId,
                 SingletonConflictPolicy.FAIL,
-                null);
+                null,
+                Map.of());
     }
 }

@@ -62,7 +62,7 @@ public final class RunAdmissions {
                    CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
                    :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId,
-                   due.run_at > statement_timestamp()
+                   due.run_at > statement_timestamp(), cast(:traceContext AS jsonb)
             FROM %s (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due
             """;
@@ -70,7 +70,8 @@ public final class RunAdmissions {
     private static final String RUN_COLUMNS = """
             INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                        idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
-                                       run_at, created_at, updated_at, source_type, source_run_id, created_scheduled)
+                                       run_at, created_at, updated_at, source_type, source_run_id, created_scheduled,
+                                       trace_context)
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
@@ -428,6 +429,7 @@ public final class RunAdmissions {
                         Types.TIMESTAMP_WITH_TIMEZONE)
                 .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT)
                 .addValue("sourceType", run.sourceType(), Types.VARCHAR)
-                .addValue("sourceRunId", run.sourceRunId(), Types.OTHER);
+                .addValue("sourceRunId", run.sourceRunId(), Types.OTHER)
+                .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR);
     }
 }

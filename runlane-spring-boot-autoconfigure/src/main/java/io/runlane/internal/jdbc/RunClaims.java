@@ -153,7 +153,10 @@ public final class RunClaims {
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
     private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) -> new ClaimedRun(
-            RunRowMapper.INSTANCE.mapRow(rs, rowNum), rs.getLong("fencing_token"), rs.getInt("releases"));
+            RunRowMapper.INSTANCE.mapRow(rs, rowNum),
+            rs.getLong("fencing_token"),
+            rs.getInt("releases"),
+            TraceContextColumn.decode(rs.getString("trace_context")));
 
     private final JdbcClient jdbc;
 

@@ -1,9 +1,12 @@
 package io.runlane.internal.maintenance;
 
+import io.runlane.Run;
+import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.ExpiredLeases;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -32,11 +35,15 @@ public final class CancellationGrace {
 
     private final int batchSize;
 
-    public CancellationGrace(ExpiredLeases runs, AttemptOutcomes outcomes, Duration grace, int batchSize) {
+    private final EngineListener listener;
+
+    public CancellationGrace(
+            ExpiredLeases runs, AttemptOutcomes outcomes, Duration grace, int batchSize, EngineListener listener) {
         this.runs = runs;
         this.outcomes = outcomes;
         this.grace = grace;
         this.batchSize = batchSize;
+        this.listener = listener;
     }
 
     /** Cancels one batch of runs past the grace; returns how many runs this call changed. */
@@ -44,8 +51,10 @@ public final class CancellationGrace {
         int cancelled = 0;
         for (ClaimedRun overdue : runs.findOverdueCancellations(grace, batchSize)) {
             String detail = "the handler did not stop within the cancellation grace of " + grace;
-            if (outcomes.cancelIfStillRequested(overdue.run().id(), overdue.fencingToken(), "maintenance", detail)
-                    .isPresent()) {
+            Optional<Run> ended =
+                    outcomes.cancelIfStillRequested(overdue.run().id(), overdue.fencingToken(), "maintenance", detail);
+            if (ended.isPresent()) {
+                listener.runEnded(ended.get().id(), ended.get().status());
                 cancelled++;
                 logger.warn("Cancelled run " + overdue.run().id() + " of task '"
                         + overdue.run().taskId()

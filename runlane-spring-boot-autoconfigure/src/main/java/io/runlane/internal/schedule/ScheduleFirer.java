@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -222,12 +223,14 @@ public final class ScheduleFirer implements SmartLifecycle {
             }
             @Nullable UUID stopping = null;
             if (lastActive && schedule.overlap() == OverlapPolicy.CANCEL_OTHER && lastRunId != null) {
-                stopping = transitions
-                        .cancel(
-                                lastRunId,
-                                ACTOR,
-                                "superseded by occurrence " + occurrence + " of schedule '" + schedule.id()
-                                        + "' (S-SC-3)")
+                Optional<Run> cancelled = transitions.cancel(
+                        lastRunId,
+                        ACTOR,
+                        "superseded by occurrence " + occurrence + " of schedule '" + schedule.id() + "' (S-SC-3)");
+                cancelled
+                        .filter(run -> run.status().isTerminal())
+                        .ifPresent(run -> reports.add(() -> listener.runEnded(run.id(), run.status())));
+                stopping = cancelled
                         .filter(run -> run.status().isActive())
                         .map(Run::id)
                         .orElse(null);

@@ -16,6 +16,7 @@ import io.runlane.RunStateException;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.TriggerOptions;
+import io.runlane.internal.AfterCommit;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.Guarantees;
 import io.runlane.internal.jdbc.RunListing;
@@ -178,7 +179,9 @@ public final class DefaultRunOperations implements RunOperations {
     public Run cancel(UUID runId, @Nullable String reason) {
         Objects.requireNonNull(runId, "runId");
         Optional<Run> cancelled = transitions.cancel(runId, OPERATOR, reason);
-        cancelled.filter(run -> run.status().isTerminal()).ifPresent(run -> listener.runEnded(run.id(), run.status()));
+        cancelled
+                .filter(run -> run.status().isTerminal())
+                .ifPresent(run -> AfterCommit.run(() -> listener.runEnded(run.id(), run.status())));
         return cancelled.or(() -> reads.get(runId)).orElseThrow(() -> new RunNotFoundException(runId));
     }
 

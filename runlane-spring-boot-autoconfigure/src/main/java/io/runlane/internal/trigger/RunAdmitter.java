@@ -1,9 +1,11 @@
 package io.runlane.internal.trigger;
 
+import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.SingletonConflictException;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
+import io.runlane.internal.AfterCommit;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.Admission;
 import io.runlane.internal.jdbc.NewRun;
@@ -60,7 +62,8 @@ final class RunAdmitter {
         if (answer instanceof Admission.Superseded superseded
                 && superseded.owner() != null
                 && superseded.owner().status().isTerminal()) {
-            listener.runEnded(superseded.owner().id(), superseded.owner().status());
+            Run owner = superseded.owner();
+            AfterCommit.run(() -> listener.runEnded(owner.id(), owner.status()));
         }
     }
 

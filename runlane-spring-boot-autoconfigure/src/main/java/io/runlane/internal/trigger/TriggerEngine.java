@@ -5,6 +5,7 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleOperations;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.TraceContextCapture;
 import io.runlane.internal.jdbc.IdempotencyKeyResets;
 import io.runlane.internal.jdbc.RunAdmissions;
 import io.runlane.internal.jdbc.RunListing;
@@ -40,8 +41,9 @@ public final class TriggerEngine {
             StepStore steps,
             ScheduleOperations schedules,
             SignalMailbox signals,
-            SignalPayloads signalPayloads) {
-        TriggerPlanner planner = new TriggerPlanner(settings, payloads);
+            SignalPayloads signalPayloads,
+            TraceContextCapture traceContexts) {
+        TriggerPlanner planner = new TriggerPlanner(settings, payloads, traceContexts);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
         DefaultRunOperations runs = new DefaultRunOperations(
                 reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps, signals);

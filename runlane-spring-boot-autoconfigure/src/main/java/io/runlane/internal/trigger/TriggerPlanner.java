@@ -7,6 +7,7 @@ import io.runlane.SingletonConflictPolicy;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.Guarantees;
 import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.TraceContextCapture;
 import io.runlane.internal.jdbc.NewRun;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskDefinition;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Turns a trigger call into a {@link NewRun}: checks the payload, resolves keys (a per-call option wins over the
  * task's resolver, field by field, S-TR-2), and validates everything before the database is touched, so that bad
- * input fails with a typed exception and writes nothing (S-ID-1, S-ID-3, S-ID-4, S-IK-6).
+ * input fails with a typed exception and writes nothing (S-ID-1, S-ID-3, S-ID-4, S-IK-6). The new run carries the
+ * current trace context, if any, for its attempts to continue (S-MO-9).
  */
 public final class TriggerPlanner {
 
@@ -26,9 +28,12 @@ public final class TriggerPlanner {
 
     private final PayloadCodec payloads;
 
-    public TriggerPlanner(RunlaneSettings settings, PayloadCodec payloads) {
+    private final TraceContextCapture traceContexts;
+
+    public TriggerPlanner(RunlaneSettings settings, PayloadCodec payloads, TraceContextCapture traceContexts) {
         this.settings = settings;
         this.payloads = payloads;
+        this.traceContexts = traceContexts;
     }
 
     public NewRun plan(TaskDefinition task, @Nullable Object payload, TriggerOptions options) {
@@ -110,7 +115,8 @@ public final class TriggerPlanner {
                 sourceType,
                 sourceRunId,
                 policy,
-                signalName);
+                signalName,
+                traceContexts.capture());
     }
 
     private static @Nullable String key(

@@ -139,7 +139,7 @@ final class AttemptRunner {
         steps.handlerStarted();
         try {
             Object typed = payload;
-            invocation.invoke(run, context.attempt(), () -> task.handler().run(typed, context));
+            invocation.invoke(claimed, context.attempt(), () -> task.handler().run(typed, context));
         } catch (Throwable ex) {
             failure = ex;
         } finally {

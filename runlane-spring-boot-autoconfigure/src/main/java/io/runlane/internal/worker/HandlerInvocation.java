@@ -1,17 +1,18 @@
 package io.runlane.internal.worker;
 
-import io.runlane.Run;
+import io.runlane.internal.jdbc.ClaimedRun;
 
 /**
- * Wraps each call of a handler on its own thread, for instrumentation (a Micrometer observation around the attempt)
- * without the engine depending on it. It must call {@code handler} exactly once and let its exception through.
+ * Wraps each call of a handler on its own thread, for instrumentation (a Micrometer observation around the attempt,
+ * continuing the trace context its trigger stored, S-MO-9) without the engine depending on it. It must call {@code
+ * handler} exactly once and let its exception through.
  */
 @FunctionalInterface
 public interface HandlerInvocation {
 
-    HandlerInvocation DIRECT = (run, attempt, handler) -> handler.call();
+    HandlerInvocation DIRECT = (claimed, attempt, handler) -> handler.call();
 
-    void invoke(Run run, int attempt, Handler handler) throws Exception;
+    void invoke(ClaimedRun claimed, int attempt, Handler handler) throws Exception;
 
     /** The handler call being wrapped. */
     @FunctionalInterface
