@@ -96,8 +96,8 @@ final class BenchmarkContext implements AutoCloseable {
 
     /** Empties Runlane's tables and the baseline table. */
     void resetRuns() {
-        jdbc.execute("TRUNCATE " + SCHEMA + ".runs, " + SCHEMA + ".run_events, " + SCHEMA + ".idempotency_keys, "
-                + SCHEMA + ".run_steps, " + SCHEMA + ".baseline");
+        jdbc.execute("TRUNCATE " + SCHEMA + ".runs, " + SCHEMA + ".run_events, " + SCHEMA + ".run_steps, " + SCHEMA
+                + ".baseline");
     }
 
     /**
@@ -115,7 +115,7 @@ final class BenchmarkContext implements AutoCloseable {
     }
 
     void vacuumAnalyzeRunlane(String schema) {
-        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".idempotency_keys", schema + ".run_steps");
+        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".run_steps");
     }
 
     /** A new engine on the shared pool with default execution settings; its worker is not started. */

@@ -4,7 +4,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Fills Runlane's tables with finished runs in one statement, as years of retained history would leave them: each a
- * {@code SUCCEEDED} run of {@link BenchmarkTasks#ORDER} with an idempotency key still retained, and its two stored
+ * {@code SUCCEEDED} run of {@link BenchmarkTasks#ORDER} holding its idempotency key for 30 days, and its two stored
  * events (claimed, succeeded; Runlane reads the creation event off the run's row). They finished between two and a few days ago, one every 100 ms, and their ids are
  * time-ordered UUIDs of version 7 like the ones Runlane generates.
  */
@@ -24,17 +24,14 @@ final class RetainedRuns {
                      LATERAL (SELECT (lpad(to_hex(floor(extract(epoch FROM finished_at) * 1000)::bigint), 12, '0')
                                       || '7' || substr(md5(random()::text), 1, 3)
                                       || '8' || substr(md5(random()::text), 1, 15))::uuid AS uuid_v7) id
-                RETURNING id, idempotency_key, run_at, finished_at
-            ), events AS (
-                INSERT INTO %1$s.run_events (run_id, seq, type, status, created_at, actor)
+                RETURNING id, run_at, finished_at
+            )
+            INSERT INTO %1$s.run_events (run_id, seq, type, status, created_at, actor)
                 SELECT id, e.seq, e.type, e.status, CASE e.seq WHEN 3 THEN finished_at ELSE run_at END,
                        CASE e.seq WHEN 2 THEN 'bench-worker' END
                 FROM inserted,
                      (VALUES (2, 'CLAIMED', 'RUNNING'), (3, 'SUCCEEDED', 'SUCCEEDED'))
                          AS e(seq, type, status)
-            )
-            INSERT INTO %1$s.idempotency_keys (environment, task_id, idempotency_key, run_id, retained_until)
-            SELECT 'default', '%2$s', idempotency_key, id, finished_at + interval '30 days' FROM inserted
             """;
 
     private final JdbcTemplate jdbc;

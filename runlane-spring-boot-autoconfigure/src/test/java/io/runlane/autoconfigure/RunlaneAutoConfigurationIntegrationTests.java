@@ -64,7 +64,9 @@ class RunlaneAutoConfigurationIntegrationTests {
             assertThat(context.getBeansOfType(RunlaneSchemaInitializer.class)).hasSize(1);
             assertThat(tableExists("runs")).isTrue();
             assertThat(tableExists("run_events")).isTrue();
-            assertThat(tableExists("idempotency_keys")).isTrue();
+            assertThat(tableExists("idempotency_keys"))
+                    .as("key owners live in runs (changeset 010)")
+                    .isFalse();
             assertThat(tableExists(RunlaneSchemaInitializer.CHANGELOG_TABLE))
                     .as("Runlane keeps its own changelog history in its schema")
                     .isTrue();

@@ -116,7 +116,8 @@ class RepeatableReadDefaultIntegrationTests {
             + " run (S-IK-7)")
     void duplicateThatWaitedReturnsTheFirstRun() throws Exception {
         TriggerOptions key = TriggerOptions.builder().idempotencyKey("order-1").build();
-        try (DatabaseGate gate = new DatabaseGate(new JdbcTemplate(admin), runlane.schema(), "runs", "BEFORE INSERT")) {
+        // AFTER INSERT: the first run's row and its key's index entry exist, uncommitted, while it waits
+        try (DatabaseGate gate = new DatabaseGate(new JdbcTemplate(admin), runlane.schema(), "runs", "AFTER INSERT")) {
             CompletableFuture<TriggerResult> first = CompletableFuture.supplyAsync(
                     () -> runlane.template().trigger(ConfirmOrder.class, new ConfirmOrder.Payload("o-1", 1), key));
             gate.awaitWaiter();

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * An idempotency row whose run was deleted by hand (an orphan) does not block its key: a trigger takes it over in the
- * admission statement, and a reset removes it (S-IK-13).
+ * A key whose owner was deleted by hand is free: the run row is the key's claim, so the key goes with it and no
+ * orphaned claim can block it (S-IK-13). These tests were written against a separate ownership table, where an orphan
+ * was possible; they are kept to prove that deleting runs by hand still never blocks a key.
  */
 class OrphanedKeyIntegrationTests {
 
@@ -54,7 +55,7 @@ class OrphanedKeyIntegrationTests {
         return runlane.template().trigger(ConfirmOrder.class, new ConfirmOrder.Payload(order, 1));
     }
 
-    /** Creates the key's owner and deletes its run by hand, leaving the key's row behind. */
+    /** Creates the key's owner and deletes its run by hand. */
     private static UUID orphan(String order, RunStatus finishedAs) {
         UUID runId = confirm(order).runId();
         if (finishedAs != null) {
@@ -62,22 +63,22 @@ class OrphanedKeyIntegrationTests {
         }
         runlane.jdbc().update("DELETE FROM " + runlane.schema() + ".run_events WHERE run_id = ?", runId);
         runlane.jdbc().update("DELETE FROM " + runlane.schema() + ".runs WHERE id = ?", runId);
-        assertThat(runlane.hasKeyRow(TASK, "order." + order)).isTrue();
+        assertThat(runlane.hasKeyRow(TASK, "order." + order)).isFalse();
         return runId;
     }
 
     private static UUID keyOwner(String order) {
         return runlane.jdbc()
                 .queryForObject(
-                        "SELECT run_id FROM " + runlane.schema() + ".idempotency_keys WHERE task_id = ?"
-                                + " AND idempotency_key = ?",
+                        "SELECT id FROM " + runlane.schema() + ".runs WHERE task_id = ? AND idempotency_key = ?"
+                                + " AND NOT idempotency_key_released AND status <> 'FAILED'",
                         UUID.class,
                         TASK,
                         "order." + order);
     }
 
     @Test
-    @DisplayName("Finding 15, S-IK-13: a trigger takes over a key whose active owner was deleted by hand")
+    @DisplayName("Finding 15, S-IK-13: a trigger creates a run for a key whose active owner was deleted by hand")
     void triggerTakesOverAnOrphanedActiveKey() {
         String order = newOrder();
         UUID deleted = orphan(order, null);
@@ -91,7 +92,7 @@ class OrphanedKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 15, S-IK-13: a trigger takes over a key whose retained owner was deleted by hand")
+    @DisplayName("Finding 15, S-IK-13: a trigger creates a run for a key whose retained owner was deleted by hand")
     void triggerTakesOverAnOrphanedRetainedKey() {
         String order = newOrder();
         orphan(order, RunStatus.SUCCEEDED);
@@ -103,7 +104,7 @@ class OrphanedKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 15, S-IK-13: a batch item takes over an orphaned key")
+    @DisplayName("Finding 15, S-IK-13: a batch item creates a run for a key whose owner was deleted by hand")
     void batchTakesOverAnOrphanedKey() {
         String order = newOrder();
         orphan(order, null);
@@ -118,7 +119,8 @@ class OrphanedKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 15, S-IK-13, S-IK-7: 32 concurrent triggers on an orphaned key create exactly one run")
+    @DisplayName(
+            "Finding 15, S-IK-13, S-IK-7: 32 concurrent triggers on a key whose owner was deleted create exactly one run")
     void concurrentTriggersOnAnOrphanedKeyCreateOneRun() {
         for (int round = 0; round < 3; round++) {
             String order = newOrder();
@@ -139,14 +141,14 @@ class OrphanedKeyIntegrationTests {
     }
 
     @Test
-    @DisplayName("Finding 15, S-IK-13: a reset removes an orphaned key row and reports it reset")
-    void resetRemovesAnOrphanedKey() {
+    @DisplayName("Finding 15, S-IK-13: a reset of a key whose owner was deleted by hand finds nothing to reset")
+    void resetOfADeletedOwnersKey() {
         String order = newOrder();
         orphan(order, null);
 
         boolean reset = runlane.template().idempotencyKeys().reset(TASK, "order." + order);
 
-        assertThat(reset).isTrue();
+        assertThat(reset).isFalse();
         assertThat(runlane.hasKeyRow(TASK, "order." + order)).isFalse();
         assertThat(confirm(order).created()).isTrue();
     }

@@ -76,8 +76,8 @@ class PruneProgressIntegrationTests {
         runlane.finish(runId, RunStatus.SUCCEEDED);
         runlane.jdbc()
                 .update(
-                        "UPDATE " + runlane.schema() + ".runs SET finished_at = finished_at - interval '2 hours'"
-                                + " WHERE id = ?",
+                        "UPDATE " + runlane.schema() + ".runs SET finished_at = finished_at - interval '2 hours',"
+                                + " idempotency_key_ttl_ms = idempotency_key_ttl_ms + 7200000 WHERE id = ?",
                         runId);
         return runId;
     }

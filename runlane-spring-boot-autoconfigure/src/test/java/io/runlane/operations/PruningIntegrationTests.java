@@ -188,8 +188,9 @@ class PruningIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-4, S-IK-10: the job prunes a run once its retention expired and cleans expired key rows")
-    void jobPrunesAfterRetentionAndCleansExpiredKeys() {
+    @DisplayName("S-OP-4, S-IK-9, S-IK-10: the job prunes a run once its key's retention expired, and keeps a run"
+            + " younger than its status retention even when its key's retention expired")
+    void jobPrunesAfterRetention() {
         String customer = "c-" + UUID.randomUUID();
         TriggerResult owner = runlane.template().trigger(RefreshCustomer.class, new RefreshCustomer.Payload(customer));
         runlane.finish(owner.runId(), RunStatus.SUCCEEDED);
@@ -200,8 +201,8 @@ class PruningIntegrationTests {
         runlane.jdbc()
                 .update(
                         "UPDATE " + runlane.schema()
-                                + ".idempotency_keys SET retained_until = now() - interval '1 second'"
-                                + " WHERE run_id = ?",
+                                + ".runs SET idempotency_key_ttl_ms = 1, finished_at = now() - interval '1 second'"
+                                + " WHERE id = ?",
                         young.runId());
 
         long pruned =
@@ -212,9 +213,11 @@ class PruningIntegrationTests {
         assertThat(runlane.template().runs().get(young.runId()))
                 .as("younger than its retention")
                 .isPresent();
-        assertThat(runlane.hasKeyRow("customers.refresh", "refresh." + other))
-                .as("expired row reclaimed")
-                .isFalse();
+        assertThat(runlane.template()
+                        .trigger(RefreshCustomer.class, new RefreshCustomer.Payload(other))
+                        .created())
+                .as("the expired key is free for a new run")
+                .isTrue();
     }
 
     @Test

@@ -26,7 +26,7 @@ public final class DatabaseGate implements AutoCloseable {
     private boolean closed;
 
     /**
-     * Closes the gate on {@code timing} ({@code BEFORE INSERT}, {@code BEFORE UPDATE}, {@code BEFORE DELETE}) of
+     * Closes the gate on {@code timing} ({@code BEFORE INSERT}, {@code AFTER INSERT}, {@code BEFORE UPDATE}, ...) of
      * {@code schema.table}; {@code admin} must not be the pool of the statements being stopped.
      */
     public DatabaseGate(JdbcTemplate admin, String schema, String table, String timing) {

@@ -152,6 +152,11 @@ public final class TestRunlane {
         return new TestRunlane(dataSource, customizer.apply(RunlaneSettings.defaults(schema)), Arrays.asList(handlers));
     }
 
+    /** An engine on a schema that something else migrated (Flyway, in a test), without Runlane's initializer. */
+    public static TestRunlane onMigratedSchema(DataSource dataSource, String schema, Object... handlers) {
+        return new TestRunlane(dataSource, RunlaneSettings.defaults(schema), Arrays.asList(handlers));
+    }
+
     /** Another instance on another data source sharing the schema. */
     public TestRunlane instanceOn(DataSource otherDataSource) {
         return new TestRunlane(
@@ -202,18 +207,18 @@ public final class TestRunlane {
                         micros,
                         micros,
                         runId);
-        jdbc().update(
-                        "UPDATE " + schema() + ".idempotency_keys SET retained_until = retained_until"
-                                + " - make_interval(secs => ? / 1e6) WHERE run_id = ?",
-                        micros,
-                        runId);
     }
 
-    /** The stored retention of a key, or null when it has no row or an active owner. */
+    /** The owners' index predicate ({@code runs_idempotency_key_owner_uq}): the runs that hold their key. */
+    private static final String HOLDS_KEY = "idempotency_key IS NOT NULL AND NOT idempotency_key_released"
+            + " AND status <> 'FAILED' AND (finished_at IS NULL OR idempotency_key_ttl_ms > 0)";
+
+    /** The retention of a key's holder, or null when nobody holds it or its holder is active. */
     public java.time.Instant retainedUntil(String taskId, String key) {
         return jdbc().query(
-                        "SELECT retained_until FROM " + schema() + ".idempotency_keys WHERE environment = ?"
-                                + " AND task_id = ? AND idempotency_key = ?",
+                        "SELECT finished_at + idempotency_key_ttl_ms * interval '1 millisecond' FROM " + schema()
+                                + ".runs WHERE environment = ? AND task_id = ? AND idempotency_key = ? AND "
+                                + HOLDS_KEY,
                         rs -> rs.next() && rs.getObject(1) != null
                                 ? rs.getObject(1, java.time.OffsetDateTime.class)
                                         .toInstant()
@@ -223,11 +228,12 @@ public final class TestRunlane {
                         key);
     }
 
-    /** Whether the key has an ownership row at all (active, retained or expired). */
+    /** Whether a run holds the key at all (active, retained or expired). */
     public boolean hasKeyRow(String taskId, String key) {
         return Boolean.TRUE.equals(jdbc().queryForObject(
                         "SELECT exists(SELECT FROM " + schema()
-                                + ".idempotency_keys WHERE environment = ? AND task_id = ? AND idempotency_key = ?)",
+                                + ".runs WHERE environment = ? AND task_id = ? AND idempotency_key = ? AND " + HOLDS_KEY
+                                + ")",
                         Boolean.class,
                         engine.settings().environment(),
                         taskId,
@@ -237,13 +243,14 @@ public final class TestRunlane {
     /** Rows in each of Runlane's tables, to prove that a refused call wrote nothing. */
     public RowCounts rowCounts() {
         JdbcTemplate jdbc = jdbc();
-        return new RowCounts(count(jdbc, "runs"), count(jdbc, "run_events"), count(jdbc, "idempotency_keys"));
+        return new RowCounts(
+                count(jdbc, "runs", "true"), count(jdbc, "run_events", "true"), count(jdbc, "runs", HOLDS_KEY));
     }
 
-    private long count(JdbcTemplate jdbc, String table) {
-        return jdbc.queryForObject("SELECT count(*) FROM " + schema() + "." + table, Long.class);
+    private long count(JdbcTemplate jdbc, String table, String where) {
+        return jdbc.queryForObject("SELECT count(*) FROM " + schema() + "." + table + " WHERE " + where, Long.class);
     }
 
-    /** Row counts of Runlane's tables. */
-    public record RowCounts(long runs, long events, long idempotencyKeys) {}
+    /** Row counts of Runlane's tables, and how many runs hold their idempotency key. */
+    public record RowCounts(long runs, long events, long idempotencyKeyHolders) {}
 }

@@ -18,11 +18,12 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Admits a whole batch in one statement, for {@link RunAdmissions#admitAll}: the batch is passed as arrays, and the
- * statement does for every item what the single admission does for one (S-TR-5): read current owners, claim free or
- * expired keys in (task, key) order, insert runs in (task, singleton key) order against the singleton index, and
- * append creation events. Items the statement could not settle — a singleton owner refused the run, or a key's owner
- * committed while the statement ran — are returned unsettled for the single-item path, in the same transaction.
- * Items sharing an idempotency key must be collapsed by the caller first.
+ * statement does for every item what the single admission does for one (S-TR-5): insert the runs in (task,
+ * idempotency key, singleton key) order with {@code ON CONFLICT DO NOTHING}, so that both key indexes arbitrate, and
+ * read the current owners of the keys whose runs were not inserted. Items the statement could not settle — a singleton
+ * owner refused the run, a key's owner committed while the statement ran, or the key's holder's retention has passed
+ * — are returned unsettled for the single-item path, in the same transaction. Items sharing an idempotency key must
+ * be collapsed by the caller first.
  */
 final class BatchAdmissions {
 
@@ -34,21 +35,6 @@ final class BatchAdmissions {
                     WITH ORDINALITY AS i(id, task_id, queue, payload, idempotency_key, ttl_ms, singleton_key,
                                          concurrency_key, max_attempts, run_at, delay_ms, source_type, source_run_id,
                                          trace_context, ord)
-            ), current_owner AS (
-                SELECT i.ord, r.* FROM input i
-                JOIN {schema}.idempotency_keys k
-                  ON k.environment = :environment AND k.task_id = i.task_id AND k.idempotency_key = i.idempotency_key
-                JOIN {schema}.runs r ON r.id = k.run_id
-                WHERE k.retained_until IS NULL OR k.retained_until > statement_timestamp()
-            ), claimed_key AS (
-                INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
-                SELECT :environment, i.task_id, i.idempotency_key, cast(i.id AS uuid) FROM input i
-                WHERE i.idempotency_key IS NOT NULL AND NOT EXISTS (SELECT FROM current_owner o WHERE o.ord = i.ord)
-                ORDER BY i.task_id, i.idempotency_key
-                ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
-                    SET run_id = excluded.run_id, retained_until = NULL
-                    WHERE k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp()
-                RETURNING k.run_id
             ), inserted_run AS (
                 INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                            idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
@@ -63,12 +49,16 @@ final class BatchAdmissions {
                 FROM input i
                 CROSS JOIN LATERAL (SELECT coalesce(cast(i.run_at AS timestamptz), statement_timestamp()
                         + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
-                WHERE i.idempotency_key IS NULL OR cast(i.id AS uuid) IN (SELECT run_id FROM claimed_key)
-                ORDER BY i.task_id, i.singleton_key
-                ON CONFLICT (environment, task_id, singleton_key)
-                    WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
-                DO NOTHING
+                ORDER BY i.task_id, i.idempotency_key, i.singleton_key
+                ON CONFLICT DO NOTHING
                 RETURNING *
+            ), current_owner AS (
+                SELECT i.ord, r.* FROM input i
+                JOIN {schema}.runs r
+                  ON r.environment = :environment AND r.task_id = i.task_id AND r.idempotency_key = i.idempotency_key
+                WHERE NOT EXISTS (SELECT FROM inserted_run n WHERE n.id = cast(i.id AS uuid))
+                  AND """ + KeyOwnership.owns("r") + """
+
             )
             SELECT true AS created, NULL::bigint AS ord, inserted_run.* FROM inserted_run
             UNION ALL

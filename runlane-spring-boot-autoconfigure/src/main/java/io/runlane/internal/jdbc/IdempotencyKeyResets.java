@@ -7,11 +7,10 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Operator reset of a retained idempotency owner (S-IK-8), in one statement: the row is deleted only if the owner
- * is terminal, an audit event is appended to the owner, and an active owner is reported instead of touched. A row
- * whose run no longer exists (deleted by hand) is removed as well and counts as reset (S-IK-13); it has no run to
- * take the audit event. As in the take-over of {@link RunAdmissions}, the orphan is identified by its run id in the
- * statement's snapshot, so a row that a concurrent trigger took over meanwhile is left alone.
+ * Operator reset of a retained idempotency owner (S-IK-8), in one statement: a terminal holder is released ({@code
+ * idempotency_key_released}, which takes it out of the owners' index), an audit event is appended to it when its
+ * retention was still running, and an active owner is reported instead of touched. A run deleted by hand took its key
+ * with it, so there is nothing to reset for it (S-IK-13).
  */
 public final class IdempotencyKeyResets {
 
@@ -19,32 +18,23 @@ public final class IdempotencyKeyResets {
     public record Outcome(boolean reset, @Nullable UUID activeOwner) {}
 
     private static final String RESET = """
-            WITH orphan AS (
-                SELECT k.run_id FROM {schema}.idempotency_keys k
-                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-                  AND NOT EXISTS (SELECT FROM {schema}.runs r WHERE r.id = k.run_id)
-            ), removed AS (
-                DELETE FROM {schema}.idempotency_keys
-                WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey
-                  AND (retained_until IS NOT NULL OR run_id = (SELECT run_id FROM orphan))
-                RETURNING run_id, retained_until > statement_timestamp() AS was_retained,
-                          run_id = (SELECT run_id FROM orphan) AS was_orphaned
-            ), noted AS (
-                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + 1
-                FROM removed WHERE r.id = removed.run_id AND removed.was_retained
-                RETURNING r.id, r.last_event_seq, r.status
+            WITH released AS (
+                UPDATE {schema}.runs r SET idempotency_key_released = true,
+                    last_event_seq = r.last_event_seq + CASE WHEN %2$s > statement_timestamp() THEN 1 ELSE 0 END
+                WHERE %1$s
+                  AND r.finished_at IS NOT NULL
+                RETURNING r.id, r.last_event_seq, r.status, %2$s > statement_timestamp() AS was_retained
             ), reset_event AS (
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, 'IDEMPOTENCY_KEY_RESET', status, statement_timestamp(), :actor,
                        'idempotency key reset by an operator'
-                FROM noted
+                FROM released WHERE was_retained
             )
-            SELECT coalesce((SELECT was_retained OR was_orphaned FROM removed), false) AS reset,
-                   (SELECT k.run_id FROM {schema}.idempotency_keys k
-                    WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-                      AND k.retained_until IS NULL AND k.run_id IS DISTINCT FROM (SELECT run_id FROM orphan))
-                   AS active_owner
-            """;
+            SELECT coalesce((SELECT was_retained FROM released), false) AS reset,
+                   (SELECT r.id FROM {schema}.runs r WHERE %1$s
+                      AND r.finished_at IS NULL) AS active_owner
+            """.formatted(
+                    KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.holds("r"), KeyOwnership.retainedUntil("r"));
 
     private final JdbcClient jdbc;
 

@@ -25,32 +25,28 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Admits new runs: the single place where idempotency (S-IK) and singleton (S-SK) ownership are taken.
  *
- * <p>The algorithm, for a run with an idempotency key, in one statement (one round trip when it creates a run, and a
- * read-only one when the owner is already visible):
+ * <p>The run row is its own key claim: the runs table carries two partial unique indexes, one over the runs that hold
+ * an idempotency key ({@link KeyOwnership}) and one over the active holders of a singleton key. A run is admitted by
+ * one statement, in one round trip, whichever keys it has:
  *
  * <ol>
- *   <li>Claim the key with {@code INSERT ... ON CONFLICT DO NOTHING}. A new key is claimed; an existing row is left
- *       untouched and unlocked, so a duplicate writes nothing and commits nothing to disk. PostgreSQL serialises
- *       concurrent claims of one key on its primary key: a waiter finds the first claim once it commits, or claims
- *       the key itself when it rolls back (S-IK-7). Nobody gets a unique-constraint error.
- *   <li>Insert the run only if the key was claimed, with {@code ON CONFLICT DO NOTHING} against the partial unique
- *       index of active singleton owners (S-SK-4). Its creation event is the row itself (S-RL-2; see
- *       {@link RunReads#events}).
- *   <li>Only if the key was not claimed, read its current owner (active, or retained and not yet expired: S-IK-2,
+ *   <li>{@code INSERT ... ON CONFLICT DO NOTHING} without a conflict target, so that both indexes arbitrate. A free
+ *       key is taken by the insert itself; a held one leaves the row unwritten, so a duplicate writes nothing and
+ *       commits nothing to disk. PostgreSQL serialises concurrent inserts of one key on the index: a waiter finds
+ *       the first run once it commits, or inserts its own when it rolls back (S-IK-7). Nobody gets a
+ *       unique-constraint error.
+ *   <li>Only if nothing was inserted, read the key's current owner (active, or retained and not yet expired: S-IK-2,
  *       S-IK-3, S-IK-10): that owner is the answer (S-SK-3: before any singleton check).
  * </ol>
  *
- * <p>An empty answer has three rare causes, told apart by one compensating statement: the owner committed while the
- * statement waited, so the snapshot cannot see it (a fresh read finds it); the key was claimed but a singleton owner
- * refused the run (the claim is deleted again; the caller gets {@link Admission.SingletonHeld}); or the key's row
- * belongs to an owner whose retention has passed. The next try then uses the take-over statement: it reads the owner
- * first and claims with {@code ON CONFLICT DO UPDATE}, replacing only a row whose retention has passed (S-IK-10).
- * The first statement cannot do that itself, because {@code DO UPDATE} locks the existing row even when it does not
- * update it, which would make every duplicate a write. The take-over also replaces an orphaned row, whose run was
- * deleted by hand (S-IK-13). Runs with both keys are admitted inside a transaction, joining the caller's one if
- * active (S-TR-3), so that a claim and its compensation commit together; so is any keyed run when the sessions'
- * default isolation is not {@code READ COMMITTED} ({@link ReadCommittedTransactions}). If an owner
- * vanishes between statements the admission is retried.
+ * <p>An empty answer has three rare causes, told apart by a fresh read: the owner committed while the statement
+ * waited, so the statement's snapshot cannot see it (the fresh read finds it); the key's holder is a run whose
+ * retention has passed, which is released ({@code idempotency_key_released}) and the admission tried again (S-IK-10);
+ * or a singleton owner refused the run, which the run's conflict policy answers ({@link SingletonConflicts}). Nothing
+ * needs undoing in any of them, so a run with both keys needs no transaction of its own; a superseding run does, and
+ * so does any keyed run when the sessions' default isolation is not {@code READ COMMITTED} ({@link
+ * ReadCommittedTransactions}); they join the caller's transaction if active (S-TR-3). If an owner vanishes between
+ * statements the admission is retried.
  */
 public final class RunAdmissions {
 
@@ -89,72 +85,38 @@ public final class RunAdmissions {
     private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
             + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + ")\n" + CREATED;
 
-    private static final String ADMIT_WITH_IDEMPOTENCY_KEY =
-            """
-            WITH claimed_key AS (
-                INSERT INTO {schema}.idempotency_keys (environment, task_id, idempotency_key, run_id)
-                VALUES (:environment, :taskId, :idempotencyKey, :id)
-                ON CONFLICT (environment, task_id, idempotency_key) DO NOTHING
-                RETURNING run_id
-            ), inserted_run AS (
-            """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-                    + """
+    /** S-IK-1, S-SK-4: both partial unique indexes arbitrate; the key's owner answers when the insert did not. */
+    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
+            + RUN_VALUES.formatted("") + """
+            ON CONFLICT DO NOTHING
+            RETURNING *
             ), current_owner AS (
-                SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
-                WHERE NOT EXISTS (SELECT FROM claimed_key)
-                  AND k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-                  AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
-            )
-            """ + CREATED + """
+                SELECT r.* FROM {schema}.runs r
+                WHERE NOT EXISTS (SELECT FROM inserted_run) AND """ + KeyOwnership.keyIs("r") + "\n AND "
+            + KeyOwnership.owns("r") + "\n)\n" + CREATED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;
 
     /**
-     * The take-over statement: retries after an empty answer, and replaces an owner whose retention has passed
-     * (S-IK-10) or an orphaned row whose run no longer exists (S-IK-13: deleted by hand). {@code orphan} is read from
-     * the statement's snapshot, in which a row's run is always visible with the row (both are written by one
-     * statement); the take-over then replaces the row only if, once locked, it still names that missing run. A
-     * concurrent trigger that took it over first has changed {@code run_id}, so the waiter updates nothing and finds
-     * the new owner on its next try: exactly one run is created. Testing "the run is missing" on the locked row
-     * itself would read the runs table with the old snapshot and let every waiter take the row over again.
+     * Why a keyed run was not inserted, read in one snapshot: the key's owner if it has one (S-SK-3: the key is
+     * answered before the singleton), else the active holder of the run's singleton key. Reading both at one instant
+     * makes a refusal true at that instant: the key was free and the singleton held.
      */
-    private static final String ADMIT_TAKING_OVER_EXPIRED_KEY =
-            """
-            WITH current_owner AS (
-                SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
-                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-                  AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
-            ), orphan AS (
-                SELECT k.run_id FROM {schema}.idempotency_keys k
-                WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-                  AND NOT EXISTS (SELECT FROM {schema}.runs r WHERE r.id = k.run_id)
-            ), claimed_key AS (
-                INSERT INTO {schema}.idempotency_keys AS k (environment, task_id, idempotency_key, run_id)
-                SELECT :environment, :taskId, :idempotencyKey, :id WHERE NOT EXISTS (SELECT FROM current_owner)
-                ON CONFLICT (environment, task_id, idempotency_key) DO UPDATE
-                    SET run_id = excluded.run_id, retained_until = NULL
-                    WHERE (k.retained_until IS NOT NULL AND k.retained_until <= statement_timestamp())
-                       OR k.run_id = (SELECT run_id FROM orphan)
-                RETURNING k.run_id
-            ), inserted_run AS (
-            """ + RUN_COLUMNS + RUN_VALUES.formatted("claimed_key CROSS JOIN") + ON_SINGLETON_CONFLICT
-                    + ")\n" + CREATED + """
+    private static final String REFUSED_BY = "SELECT true AS key_owner, r.* FROM {schema}.runs r WHERE"
+            + KeyOwnership.keyIs("r") + "\n AND" + KeyOwnership.owns("r") + """
+
             UNION ALL
-            SELECT false, current_owner.* FROM current_owner
+            SELECT false, r.* FROM {schema}.runs r
+            WHERE r.environment = :environment AND r.task_id = :taskId AND r.singleton_key = :singletonKey
+              AND r.finished_at IS NULL AND NOT r.singleton_released
+            ORDER BY key_owner DESC
+            LIMIT 1
             """;
 
-    /** Whether the refused run's key claim is its own (S-CP-3 keeps it). */
-    private static final String OWN_CLAIM = """
-            SELECT count(*) FROM {schema}.idempotency_keys
-            WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey AND run_id = :id
-            """;
-
-    /** Undoes a key claim whose run a singleton owner refused; deletes nothing when the claim was someone else's. */
-    private static final String RELEASE_UNUSED_CLAIM = """
-            DELETE FROM {schema}.idempotency_keys
-            WHERE environment = :environment AND task_id = :taskId AND idempotency_key = :idempotencyKey AND run_id = :id
-            """;
+    /** S-IK-10: a holder whose retention has passed owns nothing; releasing it lets the next insert take the key. */
+    private static final String RELEASE_EXPIRED_HOLDER = "UPDATE {schema}.runs r SET idempotency_key_released = true\n"
+            + "WHERE " + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.holdsExpired("r");
 
     private final JdbcClient jdbc;
 
@@ -170,13 +132,11 @@ public final class RunAdmissions {
 
     private final String admitWithKey;
 
-    private final String admitTakingOver;
-
     private final String admitWithoutKey;
 
-    private final String releaseUnusedClaim;
+    private final String releaseExpiredHolder;
 
-    private final String ownClaim;
+    private final String refusedBy;
 
     public RunAdmissions(
             JdbcClient jdbc,
@@ -192,10 +152,9 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.environment = environment;
         this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY);
-        this.admitTakingOver = sql.format(ADMIT_TAKING_OVER_EXPIRED_KEY);
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY);
-        this.releaseUnusedClaim = sql.format(RELEASE_UNUSED_CLAIM);
-        this.ownClaim = sql.format(OWN_CLAIM);
+        this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
+        this.refusedBy = sql.format(REFUSED_BY);
     }
 
     /**
@@ -203,14 +162,13 @@ public final class RunAdmissions {
      * the run's conflict policy ({@link SingletonConflicts}) in the same transaction.
      */
     public Admission admit(NewRun run) {
-        boolean bothKeys = run.idempotencyKey() != null && run.singletonKey() != null;
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
-        boolean needsTransaction = bothKeys || superseding(run) || (anyKey && !transactions.isSessionDefault());
+        boolean needsTransaction = superseding(run) || (anyKey && !transactions.isSessionDefault());
         return retrying(
                 run,
                 firstTry -> needsTransaction
-                        ? inTransaction(() -> resolved(run, admitOnce(run, firstTry)))
-                        : resolved(run, admitOnce(run, firstTry)));
+                        ? inTransaction(() -> resolved(run, admitOnce(run)))
+                        : resolved(run, admitOnce(run)));
     }
 
     /** The answer after the conflict policy; {@code null} when the key became free and the admission is retried. */
@@ -258,7 +216,7 @@ public final class RunAdmissions {
                     conflicted.put(position, null);
                     continue;
                 }
-                Admission answer = retrying(run, firstTry -> admitOnce(run, firstTry));
+                Admission answer = retrying(run, firstTry -> admitOnce(run));
                 if (answer instanceof Admission.SingletonHeld held) {
                     if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
                         throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
@@ -275,7 +233,7 @@ public final class RunAdmissions {
                 NewRun run = batch.get(position);
                 Admission.SingletonHeld refusal = conflicted.get(position);
                 Admission answer = retrying(
-                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run, false)));
+                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run)));
                 if (answer instanceof Admission.SingletonHeld held) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
@@ -345,10 +303,9 @@ public final class RunAdmissions {
 
     /**
      * One admission try; {@code null} when the caller should try again: an owner vanished between statements, or the
-     * key's row belongs to an owner whose retention has passed or who no longer exists, which only the take-over
-     * statement replaces.
+     * key's holder was a run whose retention had passed and has just been released.
      */
-    private @Nullable Admission admitOnce(NewRun run, boolean firstTry) {
+    private @Nullable Admission admitOnce(NewRun run) {
         MapSqlParameterSource params = parameters(run);
         if (run.idempotencyKey() == null) {
             Optional<Run> created = jdbc.sql(admitWithoutKey)
@@ -358,43 +315,62 @@ public final class RunAdmissions {
             return created.<Admission>map(Admission.Created::new)
                     .orElseGet(() -> superseding(run) ? conflicts.supersede(run, this::insertRun) : singletonHeld(run));
         }
-        List<Admission> answers = jdbc.sql(firstTry ? admitWithKey : admitTakingOver)
+        Optional<Admission> answer = admitWithKey(params);
+        if (answer.isPresent()) {
+            return answer.get();
+        }
+        if (jdbc.sql(releaseExpiredHolder).paramSource(params).update() > 0) {
+            return null;
+        }
+        Optional<Admission> refusal = jdbc.sql(refusedBy)
+                .paramSource(params)
+                .<Admission>query((rs, rowNum) -> {
+                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+                    return rs.getBoolean("key_owner")
+                            ? new Admission.Existing(stored)
+                            : new Admission.SingletonHeld(stored.singletonKey(), stored.id());
+                })
+                .optional();
+        if (refusal.isEmpty() || refusal.get() instanceof Admission.Existing) {
+            return refusal.orElse(null);
+        }
+        return superseding(run) ? conflicts.supersede(run, this::insertRun) : refusal.get();
+    }
+
+    private Optional<Admission> admitWithKey(MapSqlParameterSource params) {
+        return jdbc.sql(admitWithKey)
                 .paramSource(params)
                 .<Admission>query((rs, rowNum) -> {
                     Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
                     return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
                 })
-                .list();
-        if (!answers.isEmpty()) {
-            return answers.get(0);
-        }
-        if (superseding(run)) {
-            if (jdbc.sql(ownClaim).paramSource(params).query(Long.class).single() == 1) {
-                return conflicts.supersede(run, this::insertRun);
-            }
-        } else if (jdbc.sql(releaseUnusedClaim).paramSource(params).update() == 1) {
-            return singletonHeld(run);
-        }
-        return reads.findCurrentOwner(run.taskId(), run.idempotencyKey())
-                .map(Admission.Existing::new)
-                .orElse(null);
+                .optional();
     }
 
     /**
-     * Under {@code SUPERSEDE} a refused run keeps its idempotency key claim: the same transaction supersedes the
-     * holder and then inserts the run under the claim it already has ({@link SingletonConflicts#supersede}), so a
-     * concurrent duplicate waits for this transaction instead of racing for a released claim (S-IK-7).
+     * Under {@code SUPERSEDE} the refused run is inserted after its singleton holder was superseded, in the same
+     * transaction ({@link SingletonConflicts#supersede}). A concurrent duplicate of its idempotency key waits for
+     * that transaction: its insert meets the holder's row, which this transaction has updated (S-IK-7).
      */
     private static boolean superseding(NewRun run) {
         return run.onSingletonConflict() == SingletonConflictPolicy.SUPERSEDE && run.singletonKey() != null;
     }
 
-    /** Inserts the run's row alone, its key claim (if any) already held; empty when a singleton holder refused it. */
+    /**
+     * Inserts the superseding run's row; empty when a singleton holder refused it, or another run of its idempotency
+     * key took the key meanwhile (the admission then starts over and finds that run).
+     */
     private Optional<Run> insertRun(NewRun run) {
-        return jdbc.sql(admitWithoutKey)
-                .paramSource(parameters(run))
-                .query(RunRowMapper.INSTANCE)
-                .optional();
+        MapSqlParameterSource params = parameters(run);
+        if (run.idempotencyKey() == null) {
+            return jdbc.sql(admitWithoutKey)
+                    .paramSource(params)
+                    .query(RunRowMapper.INSTANCE)
+                    .optional();
+        }
+        return admitWithKey(params)
+                .filter(Admission.Created.class::isInstance)
+                .map(answer -> ((Admission.Created) answer).run());
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {

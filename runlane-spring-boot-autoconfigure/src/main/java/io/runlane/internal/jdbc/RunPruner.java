@@ -19,8 +19,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       entries of the runs the previous batches deleted, which stay in the index until vacuum. The automatic job
  *       marks runs whose idempotency retention is still running, which it keeps (S-IK-9);
  *   <li>lock the window's other runs with {@code FOR UPDATE SKIP LOCKED}, so that concurrent pruners never wait for
- *       each other, and delete their idempotency rows (the key becomes free), their events, their steps (S-ST-6),
- *       and the runs;
+ *       each other, and delete their events, their steps (S-ST-6), their signals and the runs (a deleted run's key
+ *       leaves the owners' index with it);
  *   <li>return how many runs the window held, how many were eligible and how many were deleted (the difference was
  *       skipped because another transaction held them, S-OP-8), the earliest retention it kept, and the new cursor.
  * </ol>
@@ -29,20 +29,16 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * it: a pass reports it as incomplete instead of losing track of it. One status at a time, so that the index returns
  * the runs in finish order; with several statuses at once PostgreSQL would sort every finished run for each batch.
  *
- * Only finished runs are touched, which triggers and claims never lock, so pruning does not block them; the only
- * shared rows are expired idempotency rows that a trigger may be taking over at that moment.
+ * Only finished runs are touched, which claims never lock, so pruning does not block them; the only shared rows are
+ * holders whose retention has passed, which a trigger of their key may be releasing at that moment (S-IK-10).
  */
 public final class RunPruner {
 
     private static final String PRUNE_BATCH = """
             WITH window_runs AS (
                 SELECT r.id, r.finished_at,
-                       CASE WHEN :respectRetention THEN (
-                           SELECT k.retained_until FROM {schema}.idempotency_keys k
-                           WHERE k.environment = r.environment AND k.task_id = r.task_id
-                             AND k.idempotency_key = r.idempotency_key AND k.run_id = r.id
-                             AND k.retained_until > statement_timestamp())
-                       END AS retained_until
+                       CASE WHEN :respectRetention AND %1$s AND %2$s > statement_timestamp()
+                            THEN %2$s END AS retained_until
                 FROM {schema}.runs r
                 WHERE r.environment = :environment AND r.finished_at IS NOT NULL AND r.status = :status
                   AND r.finished_at < statement_timestamp() - :olderThanMs * interval '1 millisecond'
@@ -50,13 +46,9 @@ public final class RunPruner {
                 ORDER BY r.finished_at
                 LIMIT :batchSize
             ), doomed AS (
-                SELECT r.id, r.environment, r.task_id, r.idempotency_key FROM {schema}.runs r
+                SELECT r.id FROM {schema}.runs r
                 WHERE r.id IN (SELECT id FROM window_runs WHERE retained_until IS NULL)
                 FOR UPDATE SKIP LOCKED
-            ), released_keys AS (
-                DELETE FROM {schema}.idempotency_keys k USING doomed d
-                WHERE k.environment = d.environment AND k.task_id = d.task_id AND k.idempotency_key = d.idempotency_key
-                  AND k.run_id = d.id
             ), deleted_events AS (
                 DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
             ), deleted_steps AS (
@@ -71,23 +63,7 @@ public final class RunPruner {
                    (SELECT count(*) FROM deleted_runs) AS deleted,
                    (SELECT min(retained_until) FROM window_runs) AS earliest_retained_until,
                    (SELECT max(finished_at) FROM window_runs) AS last_finished_at
-            """;
-
-    /** Expired retention rows are already treated as absent (S-IK-10); this only reclaims their space. */
-    private static final String CLEAN_EXPIRED_KEYS = """
-            WITH expired AS (
-                SELECT environment, task_id, idempotency_key FROM {schema}.idempotency_keys
-                WHERE environment = :environment AND retained_until <= statement_timestamp()
-                LIMIT :batchSize
-                FOR UPDATE SKIP LOCKED
-            ), deleted AS (
-                DELETE FROM {schema}.idempotency_keys k USING expired e
-                WHERE k.environment = e.environment AND k.task_id = e.task_id AND k.idempotency_key = e.idempotency_key
-                  AND k.retained_until <= statement_timestamp()
-                RETURNING 1
-            )
-            SELECT count(*) FROM deleted
-            """;
+            """.formatted(KeyOwnership.holds("r"), KeyOwnership.retainedUntil("r"));
 
     private final JdbcClient jdbc;
 
@@ -95,13 +71,10 @@ public final class RunPruner {
 
     private final String pruneBatch;
 
-    private final String cleanExpiredKeys;
-
     public RunPruner(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.pruneBatch = sql.format(PRUNE_BATCH);
-        this.cleanExpiredKeys = sql.format(CLEAN_EXPIRED_KEYS);
     }
 
     /**
@@ -160,17 +133,6 @@ public final class RunPruner {
                             rs.getObject("earliest_retained_until", OffsetDateTime.class),
                             last == null ? after : new Cursor(last, false));
                 })
-                .single();
-    }
-
-    /** Deletes one batch of expired idempotency retention rows; returns how many. */
-    public int cleanExpiredKeys(int batchSize) {
-        MapSqlParameterSource params = new MapSqlParameterSource()
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("batchSize", batchSize, Types.INTEGER);
-        return jdbc.sql(cleanExpiredKeys)
-                .paramSource(params)
-                .query(Integer.class)
                 .single();
     }
 }

@@ -37,11 +37,8 @@ public final class RunReads {
             """;
 
     /** S-IK-2, S-IK-3, S-IK-10: an owner counts while active or until its retention passes. */
-    private static final String CURRENT_OWNER = """
-            SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
-            WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-              AND (k.retained_until IS NULL OR k.retained_until > statement_timestamp())
-            """;
+    private static final String CURRENT_OWNER =
+            "SELECT r.* FROM {schema}.runs r WHERE " + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.owns("r");
 
     private static final String ACTIVE_SINGLETON_OWNER = """
             SELECT id FROM {schema}.runs
@@ -49,11 +46,11 @@ public final class RunReads {
               AND finished_at IS NULL AND NOT singleton_released
             """;
 
-    /** Served by the idempotency_keys primary key: an owner row without retention is an active owner. */
-    private static final String ACTIVE_BY_IDEMPOTENCY_KEY = """
-            SELECT r.* FROM {schema}.idempotency_keys k JOIN {schema}.runs r ON r.id = k.run_id
-            WHERE k.environment = :environment AND k.task_id = :taskId AND k.idempotency_key = :idempotencyKey
-              AND k.retained_until IS NULL AND r.finished_at IS NULL
+    /** Served by the partial unique index runs_idempotency_key_owner_uq: an active holder is an active owner. */
+    private static final String ACTIVE_BY_IDEMPOTENCY_KEY = "SELECT r.* FROM {schema}.runs r WHERE "
+            + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.holds("r") + """
+
+              AND r.finished_at IS NULL
               AND (cast(:singletonKey AS text) IS NULL OR r.singleton_key = :singletonKey)
             """;
 

@@ -5,10 +5,6 @@ package io.runlane.internal.jdbc;
  * updates runs and returns them ({@code RETURNING *}); this tail then, in the same statement (S-RL-2, S-SK-1):
  *
  * <ol>
- *   <li>deletes the idempotency row of owners that became {@code FAILED}, or terminal with TTL {@code active}
- *       (S-IK-4, S-IK-5);
- *   <li>sets the retention of owners that became {@code SUCCEEDED} or {@code CANCELLED} to finish time + the TTL
- *       captured at creation (S-IK-3, S-IK-6);
  *   <li>gives a singleton key back to the run that {@code SUPERSEDE} released from it, if that run is still
  *       stopping when the key's holder (its waiting successor) ends first: the key never goes free while a run of
  *       it still executes (S-CP-3, S-SK-4);
@@ -20,7 +16,10 @@ package io.runlane.internal.jdbc;
  *       RunEndings}, {@code MissedWakeUps}).
  * </ol>
  *
- * Singleton ownership needs no statement: {@code finished_at} leaves the partial unique index when set.
+ * Key ownership needs no statement: a run leaves the singleton holders' index when {@code finished_at} is set, and
+ * the idempotency key owners' index when it becomes {@code FAILED} or terminal with TTL {@code active} (S-IK-4,
+ * S-IK-5); a {@code SUCCEEDED} or {@code CANCELLED} owner stays in it, retained until finish time + the TTL captured
+ * at creation (S-IK-3, S-IK-6, {@link KeyOwnership}).
  */
 public final class TransitionSql {
 
@@ -30,18 +29,7 @@ public final class TransitionSql {
                         ELSE status END""";
 
     private static final String TAIL = """
-            , released_key AS (
-                DELETE FROM {schema}.idempotency_keys k USING changed f
-                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
-                  AND k.run_id = f.id
-                  AND (f.status = 'FAILED' OR (f.status IN ('SUCCEEDED', 'CANCELLED') AND f.idempotency_key_ttl_ms = 0))
-            ), retained_key AS (
-                UPDATE {schema}.idempotency_keys k
-                SET retained_until = f.finished_at + f.idempotency_key_ttl_ms * interval '1 millisecond'
-                FROM changed f
-                WHERE k.environment = f.environment AND k.task_id = f.task_id AND k.idempotency_key = f.idempotency_key
-                  AND k.run_id = f.id AND f.status IN ('SUCCEEDED', 'CANCELLED') AND f.idempotency_key_ttl_ms > 0
-            ), reclaimed_key AS (
+            , reclaimed_key AS (
                 UPDATE {schema}.runs p SET singleton_released = false
                 FROM changed f
                 WHERE f.finished_at IS NOT NULL AND f.singleton_key IS NOT NULL AND NOT f.singleton_released

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The automatic pruning job (S-OP-4, S-IK-9). Every interval (jittered) it deletes, per terminal status, runs older
  * than that status's retention, in batches, until nothing is left or the tick's time budget is spent; runs whose
- * idempotency retention is still running are kept. Then it reclaims expired ownership rows. Batches skip locked
+ * idempotency retention is still running are kept. Batches skip locked
  * rows, so any number of instances may prune at once.
  *
  * <p>S-OP-10: each status's pass resumes where the previous tick's stopped ({@link Position}), so runs kept for their
@@ -27,8 +27,6 @@ import org.jspecify.annotations.Nullable;
 public final class PruningService extends PeriodicJob {
 
     private static final Log logger = LogFactory.getLog(PruningService.class);
-
-    private final RunPruner pruner;
 
     private final PrunePass prunePass;
 
@@ -86,7 +84,6 @@ public final class PruningService extends PeriodicJob {
             Duration timeBudget,
             EngineListener listener) {
         super("pruning", interval);
-        this.pruner = pruner;
         this.prunePass = new PrunePass(pruner);
         this.retention = Map.copyOf(retention);
         this.batchSize = batchSize;
@@ -132,10 +129,6 @@ public final class PruningService extends PeriodicJob {
             scanned += pass.scanned();
         }
         lastScanned = scanned;
-        int keys;
-        do {
-            keys = pruner.cleanExpiredKeys(batchSize);
-        } while (keys == batchSize && System.nanoTime() < deadline);
         lastPruned = deleted;
         lastRun = Instant.now();
         if (deleted > 0) {
