@@ -18,6 +18,8 @@ import org.springframework.stereotype.Component;
  * pool of its own that connects to PostgreSQL directly, never through the instance's fault proxy, so the log outlives
  * the attempt's outcome and a partitioned instance still reports what its handler did.
  *
+ * <p>A transactional step also marks the moment it wrote its row ({@link #stepWritten}), outside its transaction.
+ *
  * <p>Times are the database's: the start is the insert's {@code clock_timestamp()}, a lower bound of when the effect
  * began; the end is that start plus the time the handler measured from before the insert, an upper bound of when the
  * effect ended that no clock skew on the instance can move. Writes are retried through database outages; an insert
@@ -40,6 +42,10 @@ class EffectLog implements DisposableBean {
             UPDATE %s.effects SET ended_at = started_at + ? * interval '1 microsecond' WHERE id = ?
             """;
 
+    private static final String STEP_WRITTEN = """
+            UPDATE %s.effects SET step_written_at = clock_timestamp() WHERE id = ?
+            """;
+
     private final HikariDataSource dataSource;
 
     private final String instance;
@@ -47,6 +53,8 @@ class EffectLog implements DisposableBean {
     private final String started;
 
     private final String ended;
+
+    private final String stepWritten;
 
     EffectLog(
             @Value("${faults.effects.url}") String url,
@@ -63,6 +71,7 @@ class EffectLog implements DisposableBean {
         this.instance = instance;
         this.started = STARTED.formatted(schema);
         this.ended = ENDED.formatted(schema);
+        this.stepWritten = STEP_WRITTEN.formatted(schema);
     }
 
     /** Records that an attempt's handler starts its effect; returns the effect's id. */
@@ -86,6 +95,14 @@ class EffectLog implements DisposableBean {
             statement.setLong(1, micros);
             statement.setObject(2, id);
         });
+    }
+
+    /**
+     * Records that the effect {@code id}'s transactional step wrote its row, which its transaction has not committed
+     * yet: committed here at once, so the mark survives the step's rollback.
+     */
+    void stepWritten(UUID id) {
+        write(stepWritten, statement -> statement.setObject(1, id));
     }
 
     private void write(String sql, Binder binder) {

@@ -12,22 +12,33 @@ import java.util.UUID;
  * attempt in the effect log, works for the planned time, and records the end. The budget of attempts is large, so a
  * run never fails because faults cut many of its attempts: a failed owner would release its key and let a later
  * trigger create a second run legitimately, which would hide real duplicates.
+ *
+ * <p>A transactional payload ({@link Workload#TRANSACTIONAL_STEPS}) does most of its work inside a transactional step
+ * (S-ST-8) that first writes the run's row of an application table ({@link StepRows}) and marks in the effect log
+ * that it did, so a fault that cuts the step leaves evidence of a written, uncommitted row.
  */
 @Task(id = EffectTask.ID, maxAttempts = 1000, backoff = "100ms")
 class EffectTask implements TaskHandler<EffectTask.Payload> {
 
     static final String ID = "faults.effect";
 
+    /** The transactional step's name; its row in {@code run_steps} is the step's record. */
+    static final String STEP = "write";
+
     /** One key of a scenario's load; every trigger of the key sends the same payload. */
     record Payload(
             @NotBlank String scenario,
             @NotBlank String key,
-            @PositiveOrZero long workMillis) {}
+            @PositiveOrZero long workMillis,
+            boolean transactional) {}
 
     private final EffectLog effects;
 
-    EffectTask(EffectLog effects) {
+    private final StepRows rows;
+
+    EffectTask(EffectLog effects, StepRows rows) {
         this.effects = effects;
+        this.rows = rows;
     }
 
     @Override
@@ -36,10 +47,18 @@ class EffectTask implements TaskHandler<EffectTask.Payload> {
     }
 
     @Override
-    public void run(Payload payload, RunContext context) throws InterruptedException {
+    public void run(Payload payload, RunContext context) throws Exception {
         long startNanos = System.nanoTime();
         UUID effect = effects.started(context.runId(), context.attempt(), payload.scenario(), payload.workMillis());
-        Thread.sleep(payload.workMillis());
+        long stepMillis = payload.transactional() ? Workload.stepMillis(payload.workMillis()) : 0;
+        if (payload.transactional()) {
+            context.transactionalStep(STEP, step -> {
+                rows.write(step, context.attempt());
+                effects.stepWritten(effect);
+                Thread.sleep(stepMillis);
+            });
+        }
+        Thread.sleep(payload.workMillis() - stepMillis);
         effects.ended(effect, startNanos);
     }
 }

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The cluster under test: one PostgreSQL, and {@code size} instances, each linked to it through its own proxy. All
  * instances share one fresh Runlane schema; scenarios keep apart by the prefix of their idempotency keys. The
- * effect log lives in a schema of its own next to it.
+ * effect log and the application table of transactional steps ({@link StepRows}) live in a schema of their own next
+ * to it.
  */
 final class FaultCluster implements AutoCloseable {
 
@@ -195,9 +196,20 @@ final class FaultCluster implements AutoCloseable {
                         scenario   text        NOT NULL,
                         planned_ms bigint      NOT NULL,
                         started_at timestamptz NOT NULL,
-                        ended_at   timestamptz
+                        ended_at   timestamptz,
+                        step_written_at timestamptz
                     )""".formatted(effectSchema()));
             statement.execute("CREATE INDEX ON %s.effects (run_id)".formatted(effectSchema()));
+            // No unique constraint: a step that wrote its row twice must show as two rows.
+            statement.execute("""
+                    CREATE TABLE %s.step_rows (
+                        run_id     uuid        NOT NULL,
+                        attempt    integer     NOT NULL,
+                        instance   text        NOT NULL,
+                        step_id    text        NOT NULL,
+                        written_at timestamptz NOT NULL
+                    )""".formatted(effectSchema()));
+            statement.execute("CREATE INDEX ON %s.step_rows (run_id)".formatted(effectSchema()));
         }
     }
 

@@ -32,8 +32,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The fault-injection suite: three instances of {@link FaultNodeApplication} in separate JVMs share one PostgreSQL,
  * load is driven through their HTTP trigger endpoint, faults are injected, and after a drain the invariants of
- * {@link InvariantCheck} are checked by SQL against Runlane's tables and the handlers' effect log. Each scenario
- * prints one {@code FAULTS ...} line.
+ * {@link InvariantCheck} are checked by SQL against Runlane's tables and the handlers' effect log (for the
+ * transactional-step workload also those of {@link TransactionalStepCheck}). Each scenario prints one {@code FAULTS
+ * ...} line.
  *
  * <p>Runs with {@code mvn -B -ntp verify -Pfaults}. System properties: {@code faults.seconds} (load window per
  * scenario, default 12), {@code faults.rate} (keys per second, default 15), {@code faults.seed} (replays a run's
@@ -134,8 +135,9 @@ class FaultInjectionIT {
         cluster.restore();
         cluster.mark("scenario " + scenario.name() + " seed " + seed);
         long scenarioSeed = seed * 31 + scenario.name().hashCode();
-        int keys = (int) (rate * window.toSeconds());
-        LoadDriver load = new LoadDriver(cluster.nodes(), scenario.name(), new Random(scenarioSeed), keys, window);
+        int keys = scenario.workload().keys(rate, window);
+        LoadDriver load = new LoadDriver(
+                cluster.nodes(), scenario.name(), scenario.workload(), new Random(scenarioSeed), keys, window);
         FaultContext context = new FaultContext(cluster, scenario.name(), System.nanoTime() + window.toNanos());
         ExecutorService injectors = Executors.newCachedThreadPool();
         List<Future<?>> running = new ArrayList<>();
@@ -169,6 +171,13 @@ class FaultInjectionIT {
         }
         new InvariantCheck(evidence, load.acks(), allKeys, context.killed(), context.stopped())
                 .check(report, scenario.name());
+        if (scenario.workload() == Workload.TRANSACTIONAL_STEPS) {
+            new TransactionalStepCheck(
+                            evidence,
+                            TransactionalStepCheck.StepEvidence.load(cluster, scenario.name(), evidence),
+                            context.killed())
+                    .check(report);
+        }
         report.unanswered = load.unanswered();
         List<String> unfounded = LeaseLossWarnings.unfounded(directory, scenario.name(), evidence);
         report.unfoundedLeaseLossWarnings = unfounded.size();

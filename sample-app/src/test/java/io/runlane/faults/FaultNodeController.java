@@ -34,8 +34,13 @@ class FaultNodeController {
 
     /** Triggers one key; answers {@code <run id> <outcome>} as plain text. */
     @PostMapping("/faults/trigger")
-    String trigger(@RequestParam String scenario, @RequestParam String key, @RequestParam long workMillis) {
-        TriggerResult result = runlane.trigger(EffectTask.class, new EffectTask.Payload(scenario, key, workMillis));
+    String trigger(
+            @RequestParam String scenario,
+            @RequestParam String key,
+            @RequestParam long workMillis,
+            @RequestParam(defaultValue = "false") boolean transactional) {
+        TriggerResult result =
+                runlane.trigger(EffectTask.class, new EffectTask.Payload(scenario, key, workMillis, transactional));
         return result.runId() + " " + result.outcome();
     }
 

@@ -5,14 +5,23 @@ import java.util.List;
 
 /**
  * A named scenario: the faults injected together during its load window, whether the clock-skewed instance must be
- * running, which runs may be executed more than once, and whether a partitioned zombie's refused completion must
- * have been observed.
+ * running, which runs may be executed more than once, whether a partitioned zombie's refused completion must have
+ * been observed, and what the handlers do.
  */
 record FaultScenario(
-        String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, boolean zombieRequired) {
+        String name,
+        List<Fault> faults,
+        boolean needsSkew,
+        Reexecution reexecution,
+        boolean zombieRequired,
+        Workload workload) {
 
     FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
         this(name, faults, needsSkew, reexecution, false);
+    }
+
+    FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, boolean zombieRequired) {
+        this(name, faults, needsSkew, reexecution, zombieRequired, Workload.EFFECTS);
     }
 
     /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
@@ -27,10 +36,20 @@ record FaultScenario(
 
     private static final List<Integer> ANY_NODE = List.of(0, 1, 2);
 
-    /** The seven fault classes on their own, then all of them at once. */
+    /**
+     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, then all of them
+     * at once.
+     */
     static List<FaultScenario> all() {
         return List.of(
                 new FaultScenario("kill9", List.of(Faults.kill(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario(
+                        "kill9-txsteps",
+                        List.of(Faults.killInSteps()),
+                        false,
+                        Reexecution.CUT_ATTEMPTS,
+                        false,
+                        Workload.TRANSACTIONAL_STEPS),
                 new FaultScenario("sigterm", List.of(Faults.terminate(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-restart", List.of(Faults.restartDatabase()), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-terminate", List.of(Faults.terminateBackends()), false, Reexecution.CUT_ATTEMPTS),

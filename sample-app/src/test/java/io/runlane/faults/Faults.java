@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 
 /**
@@ -18,13 +19,37 @@ final class Faults {
 
     /** 1: {@code kill -9} of an instance with attempts in flight, then a restart. */
     static Fault kill(List<Integer> targets) {
+        return killing((context, random) -> context.cluster().node(targets.get(random.nextInt(targets.size()))));
+    }
+
+    /**
+     * 1b: {@code kill -9} of the instance with the most transactional steps that wrote their row and whose attempt is
+     * still running (S-ST-8), so the kill cuts steps before their commit; any instance when none has one.
+     */
+    static Fault killInSteps() {
+        return killing((context, random) -> {
+            FaultNode busiest = nodeWithOpenSteps(context);
+            return busiest != null
+                    ? busiest
+                    : context.cluster()
+                            .node(random.nextInt(context.cluster().nodes().size()));
+        });
+    }
+
+    /** Chooses the instance a kill hits. */
+    @FunctionalInterface
+    private interface Target {
+        FaultNode choose(FaultContext context, Random random) throws InterruptedException;
+    }
+
+    private static Fault killing(Target target) {
         return (context, random) -> {
             while (context.loadRunning()) {
                 FaultContext.pause(random, 1500, 4000);
                 if (!context.loadRunning()) {
                     break;
                 }
-                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                FaultNode node = target.choose(context, random);
                 String instance = node.instance();
                 context.killed().add(instance);
                 node.kill();
@@ -239,6 +264,32 @@ final class Faults {
             }
             Thread.sleep(200);
         }
+    }
+
+    /**
+     * The running instance with the most attempts whose transactional step wrote its row and which have not ended;
+     * waits up to five seconds for one, then answers {@code null}.
+     */
+    private static FaultNode nodeWithOpenSteps(FaultContext context) throws InterruptedException {
+        List<FaultNode> nodes = context.cluster().nodes();
+        Object[] instances = nodes.stream().map(FaultNode::instance).toArray();
+        String sql = """
+                SELECT instance FROM %s.effects
+                WHERE instance = ANY(?) AND scenario = ? AND step_written_at IS NOT NULL AND ended_at IS NULL
+                GROUP BY instance ORDER BY count(*) DESC LIMIT 1""".formatted(context.cluster().effectSchema());
+        String busiest = poll(context, Duration.ofSeconds(5), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setArray(1, connection.createArrayOf("text", instances));
+                statement.setString(2, context.scenario());
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? rs.getString(1) : null;
+                }
+            }
+        });
+        return nodes.stream()
+                .filter(node -> node.instance().equals(busiest))
+                .findFirst()
+                .orElse(null);
     }
 
     /**

@@ -27,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>No duplicate</b> (S-IK-1): each key has one run, and every answered trigger of a key named that run.
  *   <li><b>No loss</b> (S-TR-1): every run id a trigger answered with exists; every run ended {@code SUCCEEDED}
  *       after the drain ({@code stuck} counts those still active, {@code failed} those that ended otherwise).
- *   <li><b>History</b> (S-RL-2, S-EX-1, S-EX-3): replaying a run's events, an attempt is claimed only when no other
- *       holds the run, and every outcome but a lease expiry comes from the worker that holds the claim, so a zombie's
- *       completion that was accepted shows up here. The run succeeded exactly once.
+ *   <li><b>History</b> (S-RL-2, S-EX-1, S-EX-3, S-ST-3): replaying a run's events, an attempt is claimed only when
+ *       no other holds the run, and every outcome but a lease expiry, and every recorded step, comes from the worker
+ *       that holds the claim, so a zombie's completion or step that was accepted shows up here. The run succeeded
+ *       exactly once.
  *   <li><b>No overlap</b> (S-EX-1, S-EX-7): two attempts of one run whose effects overlap are allowed only when the
  *       earlier attempt had lost its lease (its {@code LEASE_EXPIRED} event) before the later effect began.
  *   <li><b>Re-executions explained</b>: every effect of a run before its successful attempt belongs to an attempt
@@ -164,6 +165,16 @@ final class InvariantCheck {
                 }
                 case "CANCELLATION_REQUESTED", "IDEMPOTENCY_KEY_RESET" -> {
                     // Not an attempt's outcome; the suite requests neither.
+                }
+                case "STEP_COMPLETED" -> {
+                    // Not an outcome: recorded by the attempt holding the claim, which keeps it (S-ST-3).
+                    if (holder == null || !holder.equals(event.actor())) {
+                        report.violation(
+                                run.id(),
+                                "step " + event.detail() + " (event " + event.seq() + ") recorded by " + event.actor()
+                                        + " while the claim of attempt " + holderAttempt + " was held by " + holder
+                                        + ": a step of an attempt that lost its claim was recorded (S-ST-3)");
+                    }
                 }
                 default -> {
                     if (holder == null || !holder.equals(event.actor())) {

@@ -97,6 +97,38 @@ class InvariantCheckTests {
     }
 
     @Test
+    void stepRecordedByTheHolderIsNotAnOutcome() {
+        runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(10)));
+        events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));
+        events.add(event(run, 3, "STEP_COMPLETED", 1, "w1", "write #1"));
+        events.add(event(run, 4, "LEASE_EXPIRED", 6, "maintenance", "attempt 1 lost its lease"));
+        events.add(event(run, 5, "CLAIMED", 7, "w2", "attempt 2"));
+        events.add(event(run, 6, "SUCCEEDED", 9, "w2", "null"));
+        effects.add(effect(run, 1, "node-1.g1", 0, 5));
+        effects.add(effect(run, 2, "node-2.g1", 7, 8));
+
+        assertThat(check(Map.of("k1", List.of(ack(run))), Set.of("node-1.g1")).violations())
+                .isEmpty();
+    }
+
+    @Test
+    void stepRecordedByAnAttemptThatLostItsClaimBreaksTheHistory() {
+        runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(10)));
+        events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));
+        events.add(event(run, 3, "LEASE_EXPIRED", 6, "maintenance", "attempt 1 lost its lease"));
+        events.add(event(run, 4, "CLAIMED", 7, "w2", "attempt 2"));
+        events.add(event(run, 5, "STEP_COMPLETED", 8, "w1", "write #1"));
+        events.add(event(run, 6, "SUCCEEDED", 9, "w2", "null"));
+        effects.add(effect(run, 1, "node-1.g1", 0, 8));
+        effects.add(effect(run, 2, "node-2.g1", 7, 8));
+
+        FaultReport report = check(Map.of("k1", List.of(ack(run))), Set.of());
+
+        assertThat(report.eventViolations).isOne();
+        assertThat(report.violations()).anyMatch(violation -> violation.contains("S-ST-3"));
+    }
+
+    @Test
     void reexecutionAfterAHandlerFailureIsNotExplainedByAFault() {
         runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(10)));
         events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));

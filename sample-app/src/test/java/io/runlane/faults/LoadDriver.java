@@ -25,10 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Drives a scenario's load through the instances' HTTP trigger endpoint: {@code keys} keys spread evenly over the
  * load window, each triggered three times (same key, same payload) within a few seconds, on instances chosen by the
  * seed. A trigger that gets no 2xx answer is retried on the next instance until it gets one or the give-up time
- * passes; only answered triggers are promises the suite holds Runlane to.
- *
- * <p>Most handlers work 20 to 200 ms; every tenth key works 2.5 to 10 s, often longer than the lease, so that attempts
- * are in flight and leases are being extended when a fault hits.
+ * passes; only answered triggers are promises the suite holds Runlane to. The {@link Workload} sets each key's
+ * planned work and whether its handler works in a transactional step.
  */
 final class LoadDriver {
 
@@ -45,6 +43,8 @@ final class LoadDriver {
 
     private final String scenario;
 
+    private final boolean transactional;
+
     private final List<Planned> plan = new ArrayList<>();
 
     private final Map<String, List<Ack>> acks = new ConcurrentHashMap<>();
@@ -59,13 +59,14 @@ final class LoadDriver {
     /** A trigger that got a 2xx answer: the run it names must exist. */
     record Ack(String key, UUID runId, String outcome, String instance) {}
 
-    LoadDriver(List<FaultNode> nodes, String scenario, Random random, int keys, Duration window) {
+    LoadDriver(List<FaultNode> nodes, String scenario, Workload workload, Random random, int keys, Duration window) {
         this.nodes = nodes;
         this.scenario = scenario;
+        this.transactional = workload == Workload.TRANSACTIONAL_STEPS;
         long windowMillis = window.toMillis();
         for (int k = 0; k < keys; k++) {
             String key = "k" + k;
-            long work = k % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
+            long work = workload.workMillis(k, random);
             long first = k * windowMillis / keys;
             for (int t = 0; t < TRIGGERS_PER_KEY; t++) {
                 long at = t == 0 ? first : first + random.nextInt(3000);
@@ -124,7 +125,7 @@ final class LoadDriver {
             ScheduledExecutorService scheduler, Planned trigger, int node, long giveUpAt, CountDownLatch done) {
         FaultNode target = nodes.get(node % nodes.size());
         String query = "scenario=" + encode(scenario) + "&key=" + encode(trigger.key()) + "&workMillis="
-                + trigger.workMillis();
+                + trigger.workMillis() + "&transactional=" + transactional;
         try {
             HttpResponse<String> response = http.send(
                     HttpRequest.newBuilder(URI.create(target.base() + "/faults/trigger?" + query))

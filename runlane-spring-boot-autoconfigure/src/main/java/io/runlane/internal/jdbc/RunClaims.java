@@ -30,8 +30,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * one key never hides the runs of another. The lock is held only for the claim statement, never while handlers
  * run.
  *
- * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds whose row is not locked
- * by another transaction (S-EX-16), and report each run's fencing token and status so that the worker can tell
+ * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds whose row another
+ * transaction has not locked against the update (S-EX-16), and report each run's fencing token and status so that the worker can tell
  * attempts about cancellation and lost leases. A claimed run whose handler never started is handed back (S-EX-17).
  */
 public final class RunClaims {
@@ -100,16 +100,18 @@ public final class RunClaims {
 
     /**
      * S-EX-2, S-EX-16: extends the leases of the named runs this worker holds without ever waiting for a row lock.
-     * Rows another transaction has locked (a cancellation in a slow caller transaction, a take-over) are skipped
-     * and reported with {@code renewed = false} and their last committed state, so the worker can still tell a lost
-     * lease from a skipped one; the next heartbeat tries them again.
+     * Rows another transaction has locked against the update (a cancellation in a slow caller transaction, a
+     * take-over) are skipped and reported with {@code renewed = false} and their last committed state, so the
+     * worker can still tell a lost lease from a skipped one; the next heartbeat tries them again. The rows are locked
+     * {@code FOR NO KEY UPDATE}, the lock the update takes anyway: a transactional step's key-share lock on its run
+     * (S-ST-15) does not conflict with it, so a step longer than the lease keeps its lease.
      */
     private static final String HEARTBEAT = """
             WITH lockable AS (
                 SELECT id FROM {schema}.runs
                 WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
                   AND environment = :environment
-                FOR UPDATE SKIP LOCKED
+                FOR NO KEY UPDATE SKIP LOCKED
             ), renewed AS (
                 UPDATE {schema}.runs r
                 SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'

@@ -20,9 +20,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <p>Recording is one statement, its own short transaction, fenced by the attempt's claim (S-ST-3):
  *
  * <ol>
- *   <li>lock the run's row, only while it is running under the attempt's fencing token: a lease takeover, a
- *       cancellation or another recording of the run waits for it or is waited for, and the token is checked on
- *       the newest row version;
+ *   <li>lock the run's row ({@code FOR NO KEY UPDATE}, the lock the statement's own update takes), only while it is
+ *       running under the attempt's fencing token: a lease takeover, a cancellation or another recording of the run
+ *       waits for it or is waited for, and the token is checked on the newest row version. A transactional step's
+ *       key-share lock ({@link #lockIfHeld}) does not conflict with it, so two attempts' steps never deadlock;
  *   <li>insert the step, {@code ON CONFLICT DO NOTHING}: the primary key (run, name, occurrence) lets one
  *       recording win whatever happens concurrently, and a recording that waited for the lock sees the winner's
  *       committed row;
@@ -44,7 +45,7 @@ public final class StepStore {
             WITH held AS (
                 SELECT id FROM {schema}.runs
                 WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-                FOR UPDATE
+                FOR NO KEY UPDATE
             ), recorded AS (
                 INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
                 SELECT id, :name, :occurrence, :stepId, cast(:result AS jsonb), statement_timestamp() FROM held
@@ -62,13 +63,16 @@ public final class StepStore {
             """;
 
     /**
-     * Locks the run's row while the attempt holding {@code token} runs it, inside a transactional step's transaction
-     * (S-ST-8): until that transaction ends no takeover, cancellation or other recording can change the token.
+     * Checks, inside a transactional step's transaction (S-ST-8, S-ST-15), that the attempt holding {@code token}
+     * still runs the run, and keeps the row from being deleted until the transaction ends. {@code FOR KEY SHARE}
+     * conflicts with no update of a run (none changes its key), so the worker's heartbeat keeps renewing the lease
+     * while the step runs (S-EX-16), and neither a takeover nor a cancellation waits for the step: the step's
+     * record statement checks the token again and fences a step whose attempt lost the run.
      */
     private static final String LOCK = """
             SELECT id FROM {schema}.runs
             WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-            FOR UPDATE
+            FOR KEY SHARE
             """;
 
     private static final String LIST = """
@@ -149,8 +153,9 @@ public final class StepStore {
     }
 
     /**
-     * Locks the run's row for the current transaction if the attempt holding {@code token} still runs it (S-ST-8).
-     * Returns whether it does.
+     * Key-share locks the run's row for the current transaction if the attempt holding {@code token} still runs it
+     * (S-ST-8). Returns whether it does; the token may still change before the transaction ends ({@link
+     * #recordIfHeld} checks it again).
      */
     public boolean lockIfHeld(UUID runId, long token) {
         return jdbc.sql(lock)

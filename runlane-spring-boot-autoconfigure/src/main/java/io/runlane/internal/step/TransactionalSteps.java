@@ -10,13 +10,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * effects and its record commit together or not at all:
  *
  * <ol>
- *   <li>lock the run's row, only while the attempt's claim token still holds it ({@link StepStore#lockIfHeld}); a
- *       zombie attempt stops here, before the step runs, and rolls back ({@link AttemptFencedOut}, S-ST-11). Holding
- *       the lock, no takeover can change the token until the transaction ends;
- *   <li>run the step: {@code JdbcTemplate}, {@code JdbcClient} or JPA on that {@code DataSource} join the
- *       transaction through the engine's transaction manager (S-TR-10);
+ *   <li>check that the attempt's claim token still holds the run, key-share locking its row ({@link
+ *       StepStore#lockIfHeld}); a zombie attempt stops here, before the step runs, and rolls back ({@link
+ *       AttemptFencedOut}, S-ST-11). The key-share lock conflicts with no update of the run, so the worker's
+ *       heartbeat keeps renewing the lease however long the step runs (S-ST-15, S-EX-16);
+ *   <li>run the step: {@code JdbcTemplate}, {@code JdbcClient}, Spring Data JDBC or JPA on that {@code DataSource}
+ *       join the transaction through the engine's transaction manager (S-TR-10);
  *   <li>record the step and its {@code STEP_COMPLETED} event with the plain step's statement ({@link
- *       StepStore#recordIfHeld}; its lock is already held), and commit.
+ *       StepStore#recordIfHeld}), which locks the row for update and checks the token again, and commit. This is
+ *       the fence: if the lease was taken over while the step ran, the record finds another token and everything
+ *       rolls back; once it has recorded, a takeover waits for the commit and the next attempt finds the step
+ *       recorded.
  * </ol>
  *
  * An exception from the step rolls everything back and propagates. The transaction is the engine's {@code READ

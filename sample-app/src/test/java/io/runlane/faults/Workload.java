@@ -1,0 +1,41 @@
+package io.runlane.faults;
+
+import java.time.Duration;
+import java.util.Random;
+
+/** What a scenario's handlers do, and how many keys its load triggers with which planned work. */
+enum Workload {
+
+    /**
+     * Keys at the suite's rate; a handler only works for its planned time, the effect log standing in for a side
+     * effect. Most work 20 to 200 ms; every tenth key works 2.5 to 10 s, often longer than the lease, so that attempts
+     * are in flight and leases are being extended when a fault hits.
+     */
+    EFFECTS,
+
+    /**
+     * 32 keys; a handler writes one row of an application table in a transactional step (S-ST-8) that holds its
+     * transaction for four fifths of the work, so that a fault hits steps whose row is written but not committed.
+     * Most work 2 to 5 s; every fourth key 7 to 9 s, so its step outlasts the lease and needs heartbeats while it
+     * runs (S-ST-15).
+     */
+    TRANSACTIONAL_STEPS;
+
+    /** How many keys the load triggers at {@code rate} keys per second over {@code window}. */
+    int keys(int rate, Duration window) {
+        return this == TRANSACTIONAL_STEPS ? 32 : (int) (rate * window.toSeconds());
+    }
+
+    /** The planned work of key number {@code key}, drawn from the scenario's seeded source. */
+    long workMillis(int key, Random random) {
+        if (this == TRANSACTIONAL_STEPS) {
+            return key % 4 == 3 ? 7000 + random.nextInt(2000) : 2000 + random.nextInt(3000);
+        }
+        return key % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
+    }
+
+    /** The part of {@code workMillis} a transactional step holds its transaction for. */
+    static long stepMillis(long workMillis) {
+        return workMillis * 4 / 5;
+    }
+}
