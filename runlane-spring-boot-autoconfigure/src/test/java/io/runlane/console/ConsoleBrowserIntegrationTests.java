@@ -74,6 +74,9 @@ class ConsoleBrowserIntegrationTests {
 
     @AfterEach
     void close() {
+        if (browser == null) {
+            return; // skipped: no browser was found
+        }
         browser.printErrors();
         browser.close();
     }

@@ -50,6 +50,9 @@ class ConsoleReadOnlyBrowserIntegrationTests {
 
     @AfterEach
     void close() {
+        if (browser == null) {
+            return; // skipped: no browser was found
+        }
         browser.printErrors();
         browser.close();
     }

@@ -63,6 +63,9 @@ class ConsoleSecuredBrowserIntegrationTests {
 
     @AfterEach
     void close() {
+        if (browser == null) {
+            return; // skipped: no browser was found
+        }
         browser.printErrors();
         browser.close();
     }

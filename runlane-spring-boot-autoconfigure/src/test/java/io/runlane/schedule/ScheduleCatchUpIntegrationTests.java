@@ -58,6 +58,15 @@ class ScheduleCatchUpIntegrationTests {
         return prefix + "-" + UUID.randomUUID();
     }
 
+    /**
+     * An hourly cron whose minute is half an hour from now, so that no occurrence falls due while a test runs: an
+     * occurrence due during the test would be fired as on time, not as missed.
+     */
+    private static String hourlyAwayFromNow() {
+        int minute = (java.time.LocalTime.now(java.time.ZoneOffset.UTC).getMinute() + 30) % 60;
+        return minute + " * * * *";
+    }
+
     private static void moveNextFireBack(String id, Duration age) {
         runlane.jdbc()
                 .update(
@@ -89,7 +98,7 @@ class ScheduleCatchUpIntegrationTests {
     void catchUpLatest() {
         String id = unique("latest");
         schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("0 * * * *")
+                .cron(hourlyAwayFromNow())
                 .payload(Map.of("name", "hourly", "copies", 1))
                 .overlap(OverlapPolicy.ALLOW)
                 .build());
@@ -110,7 +119,7 @@ class ScheduleCatchUpIntegrationTests {
     void catchUpNone() {
         String id = unique("none");
         schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("@hourly")
+                .cron(hourlyAwayFromNow())
                 .payload(Map.of("name", "hourly", "copies", 1))
                 .catchUp(CatchUpPolicy.NONE)
                 .build());
@@ -128,7 +137,7 @@ class ScheduleCatchUpIntegrationTests {
     void catchUpAll() {
         String id = unique("all");
         schedules.upsert(ScheduleDefinition.builder(id, "schedules.report")
-                .cron("0 0 * * * *")
+                .cron("0 " + hourlyAwayFromNow())
                 .payload(Map.of("name", "hourly", "copies", 1))
                 .overlap(OverlapPolicy.ALLOW)
                 .catchUp(CatchUpPolicy.ALL)
