@@ -39,6 +39,11 @@ final class PeerTriggerScenario implements Scenario {
                 return;
             }
             measure(context, report, peers);
+            report.note("Trigger against peers: every system commits one new job per call with the order id as its"
+                    + " payload and \"order.\" + order id as its deduplication key, through its own client API;"
+                    + " nothing executes the jobs meanwhile. A key deduplicates while the db-scheduler execution"
+                    + " exists, while the DBOS workflow is enqueued or running, while the JobRunr job exists, and,"
+                    + " for Runlane, while the run is active and for its retention after it finishes.");
         } finally {
             peers.forEach(PeerEnqueue::close);
         }
