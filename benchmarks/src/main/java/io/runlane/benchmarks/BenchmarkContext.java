@@ -56,6 +56,7 @@ final class BenchmarkContext implements AutoCloseable {
         this.tasks = new TaskRegistry(List.of(
                 reader.read(new BenchmarkTasks.OrderTask()),
                 reader.read(new BenchmarkTasks.NoopTask()),
+                reader.read(new BenchmarkTasks.TimedTask()),
                 reader.read(new BenchmarkTasks.StepsTask()),
                 reader.read(new BenchmarkTasks.ParentTask()),
                 reader.read(new BenchmarkTasks.ChildTask())));
@@ -94,10 +95,14 @@ final class BenchmarkContext implements AutoCloseable {
         schemas.clear();
     }
 
+    /** Runlane's tables that the benchmarks fill, empty and vacuum, qualified with {@code schema}. */
+    static List<String> runlaneTables(String schema) {
+        return List.of(schema + ".runs", schema + ".run_events", schema + ".run_steps");
+    }
+
     /** Empties Runlane's tables and the baseline table. */
     void resetRuns() {
-        jdbc.execute("TRUNCATE " + SCHEMA + ".runs, " + SCHEMA + ".run_events, " + SCHEMA + ".run_steps, " + SCHEMA
-                + ".baseline");
+        jdbc.execute("TRUNCATE " + String.join(", ", runlaneTables(SCHEMA)) + ", " + SCHEMA + ".baseline");
     }
 
     /**
@@ -115,7 +120,7 @@ final class BenchmarkContext implements AutoCloseable {
     }
 
     void vacuumAnalyzeRunlane(String schema) {
-        vacuumAnalyze(schema + ".runs", schema + ".run_events", schema + ".run_steps");
+        vacuumAnalyze(runlaneTables(schema).toArray(String[]::new));
     }
 
     /** A new engine on the shared pool with default execution settings; its worker is not started. */

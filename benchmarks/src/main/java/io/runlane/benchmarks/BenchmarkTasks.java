@@ -52,6 +52,34 @@ final class BenchmarkTasks {
         }
     }
 
+    /** Task id of {@link TimedTask}. */
+    static final String TIMED = "bench.timed";
+
+    /**
+     * Does nothing but note when it started, in the slot its payload names, for the steady-load latency: the
+     * scenario installs a fresh {@link StartTimes} for each round, and runs of an earlier round are ignored.
+     */
+    @Task(id = TIMED)
+    public static final class TimedTask implements TaskHandler<TimedTask.Payload> {
+
+        public record Payload(int round, int index) {}
+
+        /** When each run of one round started ({@link System#nanoTime()}), 0 until it has. */
+        record StartTimes(int round, java.util.concurrent.atomic.AtomicLongArray nanos) {}
+
+        static volatile StartTimes startTimes = new StartTimes(-1, new java.util.concurrent.atomic.AtomicLongArray(0));
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            long now = System.nanoTime();
+            StartTimes times = startTimes;
+            if (times.round() == payload.round()
+                    && payload.index() < times.nanos().length()) {
+                times.nanos().compareAndSet(payload.index(), 0, now);
+            }
+        }
+    }
+
     /** Task id of {@link StepsTask}. */
     static final String STEPS = "bench.steps";
 

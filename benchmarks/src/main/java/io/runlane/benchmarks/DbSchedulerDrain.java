@@ -23,8 +23,8 @@ final class DbSchedulerDrain implements Drain {
 
     private static final String TABLE = SCHEMA + ".scheduled_tasks";
 
-    /** db-scheduler's documented PostgreSQL table (postgresql_tables.sql). */
-    private static final String DDL = """
+    /** db-scheduler's documented PostgreSQL table (postgresql_tables.sql); {@code %1$s} is the qualified name. */
+    static final String DDL = """
             create table %1$s (
               task_name text not null,
               task_instance text not null,

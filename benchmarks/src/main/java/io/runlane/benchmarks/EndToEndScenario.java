@@ -50,17 +50,15 @@ final class EndToEndScenario implements Scenario {
                 report.compare(scenario, Drain.THREADS, runlaneRounds, plain.name(), new Rounds(perSecond.get(plain)));
         Report.Comparison againstDbScheduler = report.compare(
                 scenario, Drain.THREADS, runlaneRounds, dbScheduler.name(), new Rounds(perSecond.get(dbScheduler)));
-        report.atLeast(
-                "end-to-end ≥ 2 × db-scheduler",
+        report.target(
+                Goal.END_TO_END_VS_DB_SCHEDULER,
                 againstDbScheduler.ratio(),
-                2.0,
                 ResultsWriter.format(runlaneRounds.median()) + " vs "
                         + ResultsWriter.format(
                                 againstDbScheduler.baselineRounds().median()) + " runs/s");
-        report.atLeast(
-                "end-to-end ≥ 0.5 × the plain JDBC claim/complete loop",
+        report.target(
+                Goal.END_TO_END_VS_PLAIN_LOOP,
                 againstPlain.ratio(),
-                0.5,
                 ResultsWriter.format(runlaneRounds.median()) + " vs "
                         + ResultsWriter.format(againstPlain.baselineRounds().median()) + " runs/s");
         report.note(String.format(

@@ -28,15 +28,25 @@ final class Measurement {
     /** Returns the subject's and the baseline's rounds (operations per second), after a warm-up of each. */
     static Rounds[] compare(BenchmarkOptions options, int threads, Operation subject, Operation baseline)
             throws Exception {
-        throughput(threads, options.warmUpMillis(), subject);
-        throughput(threads, options.warmUpMillis(), baseline);
-        List<Double> subjectRounds = new ArrayList<>();
-        List<Double> baselineRounds = new ArrayList<>();
-        for (int round = 0; round < options.rounds(); round++) {
-            subjectRounds.add(throughput(threads, options.roundMillis(), subject));
-            baselineRounds.add(throughput(threads, options.roundMillis(), baseline));
+        return compareAll(options, threads, List.of(subject, baseline)).toArray(Rounds[]::new);
+    }
+
+    /**
+     * Returns the rounds of every operation (operations per second), in the given order, after a warm-up of each;
+     * each round takes the operations in turn.
+     */
+    static List<Rounds> compareAll(BenchmarkOptions options, int threads, List<Operation> operations) throws Exception {
+        for (Operation operation : operations) {
+            throughput(threads, options.warmUpMillis(), operation);
         }
-        return new Rounds[] {new Rounds(subjectRounds), new Rounds(baselineRounds)};
+        List<List<Double>> rounds = new ArrayList<>();
+        operations.forEach(operation -> rounds.add(new ArrayList<>()));
+        for (int round = 0; round < options.rounds(); round++) {
+            for (int i = 0; i < operations.size(); i++) {
+                rounds.get(i).add(throughput(threads, options.roundMillis(), operations.get(i)));
+            }
+        }
+        return rounds.stream().map(Rounds::new).toList();
     }
 
     static double throughput(int threads, long millis, Operation operation) throws Exception {

@@ -1,8 +1,10 @@
 package io.runlane.benchmarks;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Every figure, ratio and target of one run, in the order the scenarios added them. */
 final class Report {
@@ -29,8 +31,20 @@ final class Report {
     /** A ratio of two figures reported above, with how it was formed. */
     record Ratio(String name, double value, String formedFrom) {}
 
-    /** A target from the issue, the value measured for it, and whether it was met. */
-    record Target(String target, String measured, boolean met) {}
+    /**
+     * A target of issue 16 with the value measured for it and how that value was formed, or, when {@code value} is
+     * {@code null}, why it was not measured.
+     */
+    record Target(Goal goal, @Nullable Double value, String detail) {
+
+        boolean measured() {
+            return value != null;
+        }
+
+        boolean met() {
+            return value != null && goal.metBy(value);
+        }
+    }
 
     private final List<Comparison> comparisons = new ArrayList<>();
 
@@ -40,7 +54,7 @@ final class Report {
 
     private final List<Ratio> ratios = new ArrayList<>();
 
-    private final List<Target> targets = new ArrayList<>();
+    private final Map<Goal, Target> targets = new EnumMap<>(Goal.class);
 
     private final List<String> notes = new ArrayList<>();
 
@@ -64,23 +78,18 @@ final class Report {
         return value;
     }
 
-    /** A target met when {@code value} is at least {@code minimum}. */
-    void atLeast(String target, double value, double minimum, String detail) {
-        targets.add(new Target(target, format(value) + " (" + detail + ")", value >= minimum));
+    /** Records the value measured for a target, with how it was formed (the figures it was formed from). */
+    void target(Goal goal, double value, String detail) {
+        targets.put(goal, new Target(goal, value, detail));
     }
 
-    /** A target met when {@code value} is at most {@code maximum}; {@code strictly} for a "less than" target. */
-    void atMost(String target, double value, double maximum, boolean strictly, String detail) {
-        targets.add(
-                new Target(target, format(value) + " (" + detail + ")", strictly ? value < maximum : value <= maximum));
+    /** Records that a target could not be measured in this run, and why. */
+    void notMeasured(Goal goal, String why) {
+        targets.put(goal, new Target(goal, null, why));
     }
 
     void note(String note) {
         notes.add(note);
-    }
-
-    private static String format(double value) {
-        return String.format(Locale.ROOT, "%.2f", value);
     }
 
     List<Comparison> comparisons() {
@@ -99,8 +108,14 @@ final class Report {
         return ratios;
     }
 
+    /** Every target of issue 16 in the issue's order; those no scenario of this run measured say so. */
     List<Target> targets() {
-        return targets;
+        List<Target> all = new ArrayList<>();
+        for (Goal goal : Goal.values()) {
+            all.add(targets.getOrDefault(
+                    goal, new Target(goal, null, "not measured: its scenario did not run (--only)")));
+        }
+        return all;
     }
 
     List<String> notes() {

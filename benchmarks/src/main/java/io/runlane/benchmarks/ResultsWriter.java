@@ -82,6 +82,9 @@ final class ResultsWriter {
     }
 
     private static void comparisons(StringBuilder out, Report report) {
+        if (report.comparisons().isEmpty()) {
+            return;
+        }
         out.append("## Throughput: Runlane against its baselines\n\n");
         out.append("| scenario | threads | Runlane | baseline | baseline figure | Runlane ÷ baseline |\n");
         out.append("|---|---:|---:|---|---:|---:|\n");
@@ -115,6 +118,9 @@ final class ResultsWriter {
     }
 
     private static void latencies(StringBuilder out, Report report) {
+        if (report.latencies().isEmpty()) {
+            return;
+        }
         out.append("## Latency (milliseconds)\n\n");
         out.append("| figure | samples per round | p50 | p99 | max |\n|---|---:|---:|---:|---:|\n");
         for (Latencies.Series series : report.latencies()) {
@@ -131,6 +137,9 @@ final class ResultsWriter {
     }
 
     private static void ratios(StringBuilder out, Report report) {
+        if (report.comparisons().isEmpty() && report.ratios().isEmpty()) {
+            return;
+        }
         out.append("## Ratios\n\n| ratio | value | formed from (medians) |\n|---|---:|---|\n");
         for (Report.Comparison row : report.comparisons()) {
             out.append(String.format(
@@ -151,19 +160,27 @@ final class ResultsWriter {
     }
 
     private static void targets(StringBuilder out, Report report) {
-        long met = report.targets().stream().filter(Report.Target::met).count();
-        out.append("## Targets (issue 5)\n\n");
-        out.append(met)
-                .append(" of ")
-                .append(report.targets().size())
-                .append(" met.\n\n| target | measured | result |\n|---|---|---|\n");
-        for (Report.Target target : report.targets()) {
+        List<Report.Target> targets = report.targets();
+        long measured = targets.stream().filter(Report.Target::measured).count();
+        long met = targets.stream().filter(Report.Target::met).count();
+        out.append("## Targets (issue 16)\n\n");
+        out.append(String.format(
+                Locale.ROOT, "%d of %d met (%d measured in this run).%n%n", met, targets.size(), measured));
+        out.append("| figure | target | measured | result |\n|---|---|---|---|\n");
+        for (Report.Target target : targets) {
+            Goal goal = target.goal();
+            String value = target.measured()
+                    ? String.format(Locale.ROOT, "%.2f%s (%s)", target.value(), goal.unit(), target.detail())
+                    : target.detail();
+            String result = !target.measured() ? "not measured" : target.met() ? "met" : "**missed**";
             out.append("| ")
-                    .append(target.target())
+                    .append(goal.figure())
                     .append(" | ")
-                    .append(target.measured())
+                    .append(goal.describeTarget())
                     .append(" | ")
-                    .append(target.met() ? "met" : "**missed**")
+                    .append(value)
+                    .append(" | ")
+                    .append(result)
                     .append(" |\n");
         }
         out.append('\n');

@@ -25,8 +25,6 @@ final class ScaleScenario implements Scenario {
 
     private static final String WORKER = "bench-scale";
 
-    private static final double TARGET_RATIO = 1.3;
-
     @Override
     public String name() {
         return "scale";
@@ -37,7 +35,15 @@ final class ScaleScenario implements Scenario {
         int samples = context.options().size(1_000, 200);
         int warmUp = context.options().size(300, 50);
         Table small = Table.fill(context, SMALL_SCHEMA, 10_000);
-        Table large = Table.fill(context, LARGE_SCHEMA, context.options().size(1_000_000, 100_000));
+        Table large = Table.fill(context, LARGE_SCHEMA, context.options().size(10_000_000, 100_000));
+        report.note(String.format(
+                Locale.ROOT,
+                "Scale: the tables are filled as for pruning, with their indexes dropped during the load and created"
+                        + " again from their catalog definitions; %,d finished runs took %.0f s (index builds"
+                        + " included), then VACUUM ANALYZE took %.0f s.",
+                large.retained,
+                large.fillSeconds,
+                large.vacuumSeconds));
         small.sample(warmUp);
         large.sample(warmUp);
         for (int round = 0; round < context.options().rounds(); round++) {
@@ -77,24 +83,24 @@ final class ScaleScenario implements Scenario {
                 atLarge.claim().p50(),
                 atSmall.claim().p50());
         ratio(report, "claim p99", sizes, atLarge.claim().p99(), atSmall.claim().p99());
-        String target = String.format(
-                Locale.ROOT, "latency at %,d retained runs ≤ 1.3 × at %,d (%%s, p50)", large.retained, small.retained);
-        report.atMost(
-                String.format(target, "trigger"),
-                trigger,
-                TARGET_RATIO,
-                false,
-                ResultsWriter.format(atLarge.trigger().p50().median()) + " vs "
-                        + ResultsWriter.format(atSmall.trigger().p50().median()) + " ms");
-        report.atMost(
-                String.format(target, "claim"),
-                claim,
-                TARGET_RATIO,
-                false,
-                ResultsWriter.format(atLarge.claim().p50().median()) + " vs "
-                        + ResultsWriter.format(atSmall.claim().p50().median()) + " ms");
+        target(report, Goal.SCALE_TRIGGER, trigger, sizes, atLarge.trigger(), atSmall.trigger());
+        target(report, Goal.SCALE_CLAIM, claim, sizes, atLarge.claim(), atSmall.claim());
         context.dropSchema(SMALL_SCHEMA);
         context.dropSchema(LARGE_SCHEMA);
+    }
+
+    private static void target(
+            Report report, Goal goal, double ratio, String sizes, Latencies.Series large, Latencies.Series small) {
+        report.target(
+                goal,
+                ratio,
+                String.format(
+                        Locale.ROOT,
+                        "%s: p50 %s vs %s ms; p99 ratio %.2f",
+                        sizes,
+                        ResultsWriter.format(large.p50().median()),
+                        ResultsWriter.format(small.p50().median()),
+                        large.p99().median() / small.p99().median()));
     }
 
     private static double ratio(Report report, String figure, String sizes, Rounds large, Rounds small) {
@@ -112,6 +118,10 @@ final class ScaleScenario implements Scenario {
 
         private final int retained;
 
+        private double fillSeconds;
+
+        private double vacuumSeconds;
+
         private final RunlaneEngine engine;
 
         private final String prefix = "scale-" + UUID.randomUUID() + "-";
@@ -127,11 +137,23 @@ final class ScaleScenario implements Scenario {
             this.engine = engine;
         }
 
+        /** Creates the schema and fills it, timing the load and the vacuum. */
         static Table fill(BenchmarkContext context, String schema, int retained) {
             context.createRunlaneSchema(schema);
-            new RetainedRuns(context.jdbc(), schema).insert(retained, "retained-");
+            Table table = new Table(retained, context.engine(schema, ExecutionSettings.defaults()));
+            long began = System.nanoTime();
+            DeferredIndexes.around(
+                    context.jdbc(),
+                    BenchmarkContext.runlaneTables(schema),
+                    () -> new RetainedRuns(context.jdbc(), schema).insert(retained, "retained-"));
+            table.fillSeconds = (System.nanoTime() - began) / 1e9;
+            began = System.nanoTime();
             context.vacuumAnalyzeRunlane(schema);
-            return new Table(retained, context.engine(schema, ExecutionSettings.defaults()));
+            table.vacuumSeconds = (System.nanoTime() - began) / 1e9;
+            context.progress(
+                    "scale: %,d finished runs inserted in %.1f s, VACUUM ANALYZE %.1f s",
+                    retained, table.fillSeconds, table.vacuumSeconds);
+            return table;
         }
 
         void sample(int samples) {

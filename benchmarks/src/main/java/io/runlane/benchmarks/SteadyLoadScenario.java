@@ -1,0 +1,136 @@
+package io.runlane.benchmarks;
+
+import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
+import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.RunlaneEngine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Trigger-to-start latency under a steady load: producers trigger 1,000 runs/s of a no-op task on a fixed schedule
+ * (run {@code i} is due {@code i} ms after the round starts; several producer threads, so that one slow trigger does
+ * not hold back the next) while one worker with the default settings (8 slots, 1 s poll interval) executes them. The
+ * latency of each run is from its trigger call to the first line of its handler.
+ */
+final class SteadyLoadScenario implements Scenario {
+
+    private static final int RUNS_PER_SECOND = 1_000;
+
+    private static final int PRODUCERS = 4;
+
+    /** How long to wait, after the last trigger, for every run of a round to start. */
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    @Override
+    public String name() {
+        return "latency, steady load";
+    }
+
+    @Override
+    public void run(BenchmarkContext context, Report report) throws Exception {
+        context.resetRuns();
+        int seconds = context.options().size(20, 3);
+        RunlaneEngine engine = context.engine(ExecutionSettings.defaults());
+        engine.worker().start();
+        try {
+            round(engine.template(), 0, RUNS_PER_SECOND * context.options().size(5, 1));
+            List<Latencies> rounds = new ArrayList<>();
+            List<Double> rates = new ArrayList<>();
+            for (int round = 1; round <= context.options().rounds(); round++) {
+                Round measured = round(engine.template(), round, RUNS_PER_SECOND * seconds);
+                rounds.add(measured.latencies());
+                rates.add(measured.triggersPerSecond());
+                context.progress(
+                        "latency, steady load, round %d: %.0f triggers/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                        round,
+                        measured.triggersPerSecond(),
+                        measured.latencies().p50(),
+                        measured.latencies().p99(),
+                        measured.latencies().max());
+            }
+            String load = String.format(Locale.ROOT, "%,d runs/s steady load, %d s", RUNS_PER_SECOND, seconds);
+            Latencies.Series series = new Latencies.Series("trigger to handler start, " + load, rounds);
+            report.latency(series);
+            report.figure("steady load: triggers per second achieved by the paced producers", new Rounds(rates), 0);
+            report.target(
+                    Goal.STEADY_LOAD_LATENCY,
+                    series.p99().median(),
+                    String.format(
+                            Locale.ROOT,
+                            "the median of the rounds' p99, %,d runs per round at %.0f triggers/s achieved; p50 %s"
+                                    + " ms, max %s ms",
+                            series.samplesPerRound(),
+                            new Rounds(rates).median(),
+                            ResultsWriter.format(series.p50().median()),
+                            ResultsWriter.format(series.max().median())));
+        } finally {
+            engine.worker().stop();
+        }
+    }
+
+    private record Round(Latencies latencies, double triggersPerSecond) {}
+
+    /** Triggers {@code runs} runs at the steady rate, waits until each has started, and returns the latencies. */
+    private static Round round(RunlaneTemplate template, int round, int runs) throws Exception {
+        AtomicLongArray started = new AtomicLongArray(runs);
+        BenchmarkTasks.TimedTask.startTimes = new BenchmarkTasks.TimedTask.StartTimes(round, started);
+        long[] triggered = new long[runs];
+        AtomicInteger next = new AtomicInteger();
+        long intervalNanos = TimeUnit.SECONDS.toNanos(1) / RUNS_PER_SECOND;
+        long began = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
+        ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int p = 0; p < PRODUCERS; p++) {
+                done.add(producers.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < runs; i = next.getAndIncrement()) {
+                        long due = began + i * intervalNanos;
+                        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+                            LockSupport.parkNanos(wait);
+                        }
+                        triggered[i] = System.nanoTime();
+                        template.trigger(
+                                BenchmarkTasks.TIMED,
+                                new BenchmarkTasks.TimedTask.Payload(round, i),
+                                TriggerOptions.none());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get();
+            }
+        } finally {
+            producers.shutdown();
+        }
+        double triggersPerSecond = runs / ((System.nanoTime() - began) / 1e9);
+        awaitStarted(started);
+        List<Double> millis = new ArrayList<>(runs);
+        for (int i = 0; i < runs; i++) {
+            millis.add((started.get(i) - triggered[i]) / 1e6);
+        }
+        return new Round(new Latencies(millis), triggersPerSecond);
+    }
+
+    private static void awaitStarted(AtomicLongArray started) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+        for (int i = 0; i < started.length(); i++) {
+            while (started.get(i) == 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(
+                            "Run " + i + " of " + started.length() + " had not started 30 s after the last trigger");
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
+}
