@@ -34,7 +34,7 @@ final class BatchAdmissions {
                                      :traceContexts)
                     WITH ORDINALITY AS i(id, task_id, queue, payload, idempotency_key, ttl_ms, singleton_key,
                                          concurrency_key, max_attempts, run_at, delay_ms, source_type, source_run_id,
-                                         trace_context, ord)
+                                         trace_context, ord)%s
             ), inserted_run AS (
                 INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                            idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
@@ -65,6 +65,14 @@ final class BatchAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
+    /**
+     * For {@link GroupCommit}: the statement gives up on any lock after this long, so that a run waiting for another
+     * transaction's key never holds up the rest of its group. {@code set_config(..., true)} lasts until the statement's
+     * own transaction ends; it is evaluated before the first input row, so before the insert takes any lock.
+     */
+    private static final String GROUP_LOCK_TIMEOUT =
+            "\n                CROSS JOIN (SELECT set_config('lock_timeout', '50ms', true)) AS bounded";
+
     /** The statement's answer for each item, by position; {@code null} where the item is unsettled. */
     record Answers(List<@Nullable Admission> byItem) {}
 
@@ -74,14 +82,26 @@ final class BatchAdmissions {
 
     private final String admitBatch;
 
+    private final String admitGroup;
+
     BatchAdmissions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
-        this.admitBatch = sql.format(ADMIT_BATCH);
+        this.admitBatch = sql.format(ADMIT_BATCH.formatted(""));
+        this.admitGroup = sql.format(ADMIT_BATCH.formatted(GROUP_LOCK_TIMEOUT));
     }
 
     /** Runs the batch statement; the caller holds the transaction. */
     Answers admit(List<NewRun> runs) {
+        return admit(admitBatch, runs);
+    }
+
+    /** Runs the batch statement for a {@link GroupCommit} group, alone in auto-commit, with a short lock timeout. */
+    Answers admitGroup(List<NewRun> runs) {
+        return admit(admitGroup, runs);
+    }
+
+    private Answers admit(String statement, List<NewRun> runs) {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
                 .addValue("ids", texts(runs, run -> run.id().toString()))
@@ -123,7 +143,7 @@ final class BatchAdmissions {
         }
         List<@Nullable Admission> answers = new ArrayList<>();
         runs.forEach(run -> answers.add(null));
-        jdbc.sql(admitBatch).paramSource(params).query(rs -> {
+        jdbc.sql(statement).paramSource(params).query(rs -> {
             Run stored = RunRowMapper.INSTANCE.mapRow(rs, 0);
             if (rs.getBoolean("created")) {
                 answers.set(positionById.get(stored.id()), new Admission.Created(stored));

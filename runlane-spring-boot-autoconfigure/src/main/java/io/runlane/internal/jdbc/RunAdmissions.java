@@ -20,6 +20,7 @@ import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -138,6 +139,8 @@ public final class RunAdmissions {
 
     private final String refusedBy;
 
+    private final GroupCommit groups = new GroupCommit(this::admitGroup, this::admitAlone);
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -159,9 +162,56 @@ public final class RunAdmissions {
 
     /**
      * Admits one run, in the caller's transaction when one is active. A refusal by a singleton owner is answered by
-     * the run's conflict policy ({@link SingletonConflicts}) in the same transaction.
+     * the run's conflict policy ({@link SingletonConflicts}) in the same transaction. A run outside any transaction
+     * that needs none of its own is admitted with whatever runs other threads admit at the same moment, in one
+     * statement and one commit ({@link GroupCommit}).
      */
     public Admission admit(NewRun run) {
+        return groupable(run) ? groups.admit(run) : admitAlone(run);
+    }
+
+    private boolean groupable(NewRun run) {
+        return !superseding(run)
+                && !TransactionSynchronizationManager.isSynchronizationActive()
+                && !TransactionSynchronizationManager.isActualTransactionActive()
+                && transactions.isSessionDefault();
+    }
+
+    /**
+     * A group's statement, in auto-commit: the answer for each run, or {@code null} where its caller must admit it
+     * alone. Runs sharing an idempotency key collapse onto the first of them, as in {@link #admitAll}.
+     */
+    private List<@Nullable Admission> admitGroup(List<NewRun> runs) {
+        Map<List<String>, Integer> firstWithKey = new HashMap<>();
+        int[] representative = new int[runs.size()];
+        List<NewRun> distinct = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            NewRun run = runs.get(i);
+            int position = distinct.size();
+            Integer first = run.idempotencyKey() == null
+                    ? null
+                    : firstWithKey.putIfAbsent(List.of(run.taskId(), run.idempotencyKey()), position);
+            if (first == null) {
+                distinct.add(run);
+                representative[i] = position;
+            } else {
+                representative[i] = first;
+            }
+        }
+        List<@Nullable Admission> settled = batches.admitGroup(distinct).byItem();
+        List<@Nullable Admission> answers = new ArrayList<>(runs.size());
+        for (int i = 0; i < runs.size(); i++) {
+            Admission answer = settled.get(representative[i]);
+            boolean duplicate = distinct.get(representative[i]) != runs.get(i);
+            answers.add(
+                    duplicate && answer instanceof Admission.Created created
+                            ? new Admission.Existing(created.run())
+                            : answer);
+        }
+        return answers;
+    }
+
+    private Admission admitAlone(NewRun run) {
         boolean anyKey = run.idempotencyKey() != null || run.singletonKey() != null;
         boolean needsTransaction = superseding(run) || (anyKey && !transactions.isSessionDefault());
         return retrying(

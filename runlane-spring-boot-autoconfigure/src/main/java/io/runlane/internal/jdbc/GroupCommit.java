@@ -1,0 +1,200 @@
+package io.runlane.internal.jdbc;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Group commit (S-TR-13) for triggers that run alone in auto-commit: concurrent callers' runs are admitted by one statement and
+ * one commit instead of one each, as PostgreSQL's own group commit shares one WAL flush between transactions. Every
+ * caller still returns only once its own run is committed, with its own answer.
+ *
+ * <p>There is no timer and no lingering: the first caller to find no group in flight leads, taking every run queued
+ * so far (its own included); callers that arrive meanwhile queue up and the next of them to find the leader gone
+ * leads the next group. Alone, a caller leads a group of one.
+ *
+ * <p>A group never makes one caller wait for another's problem:
+ *
+ * <ul>
+ *   <li>the group statement inserts with {@code ON CONFLICT DO NOTHING} and gives up on any lock after a short
+ *       {@code lock_timeout}; a run it could not settle (a singleton holder refused it, an owner committed while it
+ *       ran, a lock was held) is handed back to its own caller, who admits it alone, waiting only for its own
+ *       locks;
+ *   <li>a statement that failed before it could commit anything (a lock timeout, a constraint, a deadlock) hands
+ *       every run back in the same way;
+ *   <li>only a lost connection, after which nobody knows whether the statement committed, fails every caller of the
+ *       group with the error, as it would have failed each of them alone.
+ * </ul>
+ */
+final class GroupCommit {
+
+    /** The most runs one statement admits. */
+    static final int MAX_GROUP = 64;
+
+    /** What the statement said for each run of a group, in order; {@code null} where the run's caller admits it. */
+    interface Statement {
+        List<@Nullable Admission> admit(List<NewRun> runs);
+    }
+
+    private final Statement together;
+
+    private final Function<NewRun, Admission> alone;
+
+    private final Queue<Pending> queued = new ConcurrentLinkedQueue<>();
+
+    private final ReentrantLock leading = new ReentrantLock();
+
+    private final ReentrantLock turns = new ReentrantLock();
+
+    private final Condition groupEnded = turns.newCondition();
+
+    GroupCommit(Statement together, Function<NewRun, Admission> alone) {
+        this.together = together;
+        this.alone = alone;
+    }
+
+    /** Admits {@code run}, in a group with whatever runs other callers are admitting at the same moment. */
+    Admission admit(NewRun run) {
+        Pending mine = new Pending(run);
+        queued.add(mine);
+        boolean interrupted = false;
+        while (!mine.settled()) {
+            if (leading.tryLock()) {
+                try {
+                    lead();
+                } finally {
+                    leading.unlock();
+                }
+                signalGroupEnded();
+            } else {
+                interrupted |= awaitGroupEnd(mine);
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return mine.answer();
+    }
+
+    /** Admits one group: the runs queued so far, at most {@link #MAX_GROUP}. */
+    private void lead() {
+        List<Pending> group = new ArrayList<>();
+        for (Pending next = queued.poll(); next != null; next = group.size() < MAX_GROUP ? queued.poll() : null) {
+            group.add(next);
+        }
+        if (group.isEmpty()) {
+            return;
+        }
+        List<@Nullable Admission> answers;
+        try {
+            answers = together.admit(group.stream().map(Pending::run).toList());
+        } catch (RuntimeException ex) {
+            if (outcomeUnknown(ex)) {
+                group.forEach(pending -> pending.fail(ex));
+            } else {
+                group.forEach(Pending::admitAlone);
+            }
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            Admission answer = answers.get(i);
+            if (answer == null) {
+                group.get(i).admitAlone();
+            } else {
+                group.get(i).answer(answer);
+            }
+        }
+    }
+
+    /** Waits until a group ends or the leader is gone; {@code true} if interrupted meanwhile. */
+    private boolean awaitGroupEnd(Pending mine) {
+        turns.lock();
+        try {
+            if (!mine.settled() && leading.isLocked()) {
+                groupEnded.await(10, TimeUnit.MILLISECONDS);
+            }
+            return false;
+        } catch (InterruptedException ex) {
+            return true;
+        } finally {
+            turns.unlock();
+        }
+    }
+
+    private void signalGroupEnded() {
+        turns.lock();
+        try {
+            groupEnded.signalAll();
+        } finally {
+            turns.unlock();
+        }
+    }
+
+    /**
+     * Whether the statement may have committed although it failed: the connection broke (SQLState class 08, or an
+     * I/O failure without a state). Any other failure came from the database before the commit.
+     */
+    static boolean outcomeUnknown(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                return state == null || state.startsWith("08");
+            }
+        }
+        return true;
+    }
+
+    /** One caller's run and what became of it. */
+    private final class Pending {
+
+        private final NewRun run;
+
+        private volatile @Nullable Admission answer;
+
+        private volatile @Nullable RuntimeException failure;
+
+        private volatile boolean alone;
+
+        Pending(NewRun run) {
+            this.run = run;
+        }
+
+        NewRun run() {
+            return run;
+        }
+
+        boolean settled() {
+            return answer != null || failure != null || alone;
+        }
+
+        void answer(Admission admission) {
+            this.answer = admission;
+        }
+
+        void fail(RuntimeException ex) {
+            this.failure = ex;
+        }
+
+        /** Hands the run back to its caller, who admits it alone. */
+        void admitAlone() {
+            this.alone = true;
+        }
+
+        /** On the caller's thread, once settled. */
+        Admission answer() {
+            RuntimeException failed = failure;
+            if (failed != null) {
+                throw failed;
+            }
+            Admission admitted = answer;
+            return admitted != null ? admitted : GroupCommit.this.alone.apply(run);
+        }
+    }
+}
