@@ -261,8 +261,9 @@ class PruningIntegrationTests {
 
         assertThat(result.runs()).isEqualTo(200_000);
         assertThat(result.batches())
-                .as("200 full batches of SUCCEEDED runs, then one empty batch for each terminal status")
-                .isEqualTo(203);
+                .as("batches of at most 1,000 SUCCEEDED runs (S-OP-11 may make them smaller), then one empty batch"
+                        + " for each terminal status")
+                .isGreaterThanOrEqualTo(203);
         assertThat(count("runs")).isEqualTo(quiet.size() + busy.size());
         System.out.printf(
                 "Trigger latency p99 without pruning: %.2f ms (%d triggers); during pruning of 200,000 runs: %.2f ms"

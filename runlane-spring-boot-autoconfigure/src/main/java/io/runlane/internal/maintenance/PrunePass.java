@@ -4,11 +4,16 @@ import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.RunPruner;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Prunes the runs of one status, batch after batch, each starting where the previous one stopped ({@link
  * RunPruner.Cursor}), for the operator's prune and the automatic job alike.
+ *
+ * <p>S-OP-11: the pass paces itself by how long its batches take ({@link PrunePacing}): it rests after each batch as
+ * long as the batch took, and sizes batches to take a few milliseconds, never more than the requested batch size.
+ * An interrupt while resting ends the pass early, which then reports that it did not reach the end.
  */
 public final class PrunePass {
 
@@ -41,8 +46,15 @@ public final class PrunePass {
 
     private final RunPruner pruner;
 
+    private final IntFunction<PrunePacing> pacings;
+
     public PrunePass(RunPruner pruner) {
+        this(pruner, PrunePacing::new);
+    }
+
+    PrunePass(RunPruner pruner, IntFunction<PrunePacing> pacings) {
         this.pruner = pruner;
+        this.pacings = pacings;
     }
 
     /**
@@ -78,8 +90,9 @@ public final class PrunePass {
         OffsetDateTime earliestRetainedUntil = null;
         int batches = 0;
         boolean reachedEnd = false;
+        PrunePacing pacing = pacings.apply(batchSize);
         while (deleted < maxRuns && (!hasDeadline || System.nanoTime() - deadlineNanos < 0)) {
-            int size = (int) Math.min(batchSize, maxRuns - deleted);
+            int size = (int) Math.min(pacing.startBatch(), maxRuns - deleted);
             RunPruner.Batch batch = pruner.pruneBatch(status, olderThan, size, respectRetention, cursor);
             batches++;
             deleted += batch.deleted();
@@ -98,8 +111,22 @@ public final class PrunePass {
                 reachedEnd = true;
                 break;
             }
+            if (!rest(pacing, deleted < maxRuns)) {
+                break;
+            }
         }
         return new Result(deleted, batches, scanned, skipped, reachedEnd, earliestRetainedUntil, cursor);
+    }
+
+    /** Rests after a batch (S-OP-11); returns {@code false} if interrupted meanwhile, which ends the pass. */
+    private static boolean rest(PrunePacing pacing, boolean more) {
+        try {
+            pacing.batchEnded(more);
+            return true;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     static @Nullable OffsetDateTime earliest(@Nullable OffsetDateTime a, @Nullable OffsetDateTime b) {

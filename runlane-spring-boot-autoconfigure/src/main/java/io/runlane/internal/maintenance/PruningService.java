@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The automatic pruning job (S-OP-4, S-IK-9). Every interval (jittered) it deletes, per terminal status, runs older
- * than that status's retention, in batches, until nothing is left or the tick's time budget is spent; runs whose
- * idempotency retention is still running are kept. Batches skip locked
+ * than that status's retention, in batches paced by their measured duration (S-OP-11, {@link PrunePass}), until
+ * nothing is left or the tick's time budget, rests included, is spent; runs whose idempotency retention is still
+ * running are kept. Batches skip locked
  * rows, so any number of instances may prune at once.
  *
  * <p>S-OP-10: each status's pass resumes where the previous tick's stopped ({@link Position}), so runs kept for their

@@ -15,15 +15,16 @@ import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,13 +42,16 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Claims due runs and executes them, as many at once as {@code runlane.worker.concurrency} allows.
  *
  * <p>One polling thread claims runs in batches of at most as many as there are free slots (S-EX-1) and hands each
- * to a bounded pool of daemon threads. A handler that returns frees its slot at once and leaves its completion to
- * the {@link CompletionWriter}, which records many in one statement (S-EX-15); a failure or release is recorded
- * by its own thread in one transaction with the claim of the slot's next run. After a claim that filled every free
- * slot the poller waits up to 2 ms for every slot to be free, so that short handlers are claimed several per
- * statement; otherwise it waits for the next jittered poll interval, a wake-up from {@link WakeUpListener} (a run
- * was triggered), or a slot freed by a finished attempt. A separate scheduler thread sends heartbeats that extend
- * the leases of every running attempt and tell attempts about cancellation (S-EX-2, S-CA-2), independently of
+ * to a bounded pool of daemon threads. While attempts end faster than a claim takes ({@link ClaimPace}), a claim
+ * also takes up to one run per slot ahead, which waits for the next slot to free up ({@link WorkerSlots},
+ * S-EX-29): with short handlers claim round trips, not slots, bound the throughput. A handler that returns frees
+ * its slot at once and leaves its completion to the {@link CompletionWriter}, which records many in one statement
+ * (S-EX-15); a failure or release is recorded by its own thread in one transaction with the claim of the slot's
+ * next run. After a claim that took all it asked for the poller waits up to 2 ms for every slot to be free, so that
+ * short handlers are claimed many per statement; otherwise it waits for the next jittered poll interval, a wake-up
+ * from {@link WakeUpListener} (a run was triggered), or a slot freed by a finished attempt. A separate scheduler
+ * thread sends heartbeats that extend the leases of every running attempt, of the runs waiting for a slot and of
+ * the completions waiting to be written, and tell attempts about cancellation (S-EX-2, S-CA-2), independently of
  * handler threads, so a CPU-bound handler keeps its lease.
  *
  * <p>Free slots are shared between queues by a {@link QueueRotation} (S-QC-5). A run claimed is always either
@@ -58,9 +62,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * listener or completion writer, the poller reschedules heartbeats that ended, and {@link #deadThreads()} names what
  * is dead for the health check.
  *
- * <p>Stopping (S-EX-8) stops claiming, waits up to the shutdown timeout for running attempts (their heartbeats go
- * on meanwhile), writes the completions still waiting, then stops heartbeats. Attempts still running after that are
- * never interrupted; their leases expire and recovery retries them, so no run is lost.
+ * <p>Stopping (S-EX-8) stops claiming, hands back the runs waiting for a slot (S-EX-17), waits up to the shutdown
+ * timeout for running attempts (their heartbeats go on meanwhile), writes the completions still waiting, then stops
+ * heartbeats. Attempts still running after that are never interrupted; their leases expire and recovery retries
+ * them, so no run is lost.
  */
 public final class RunWorker implements SmartLifecycle {
 
@@ -109,7 +114,9 @@ public final class RunWorker implements SmartLifecycle {
     /** Failed polls in a row: one warning per outage, a backoff, one line when it recovers. */
     private final DatabaseOutage pollOutage;
 
-    private @Nullable Semaphore slots;
+    private final ClaimPace pace = new ClaimPace();
+
+    private @Nullable WorkerSlots slots;
 
     private @Nullable ExecutorService executor;
 
@@ -120,7 +127,7 @@ public final class RunWorker implements SmartLifecycle {
 
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
-    /** How long a claim waits for more slots to free up after one that filled every free slot. */
+    /** How long a claim waits for more slots to free up after one that took all it asked for. */
     private static final Duration CLAIM_COALESCING = Duration.ofMillis(2);
 
     public RunWorker(
@@ -156,12 +163,7 @@ public final class RunWorker implements SmartLifecycle {
         FailureDescriber failures = new FailureDescriber(execution.maxFailureMessageLength());
         this.timeouts = new AttemptTimeouts(tasks, execution, outcomes, retries, failures, listener);
         Heartbeats heartbeat = new Heartbeats(
-                claims,
-                workerId,
-                execution.leaseDuration(),
-                inFlight::values,
-                completionWriter::waitingRunIds,
-                listener);
+                claims, workerId, execution.leaseDuration(), inFlight::values, this::heldRunIds, listener);
         this.threads = new WorkerThreads(
                 workerId,
                 this::pollUntilStopped,
@@ -232,7 +234,7 @@ public final class RunWorker implements SmartLifecycle {
                 return;
             }
             running = true;
-            slots = new Semaphore(execution.concurrency());
+            slots = new WorkerSlots(execution.concurrency(), this::start);
             executor = handlerExecutor == null
                     ? Executors.newFixedThreadPool(
                             execution.concurrency(), WorkerThreads.daemonThreads("runlane-attempt-"))
@@ -260,15 +262,13 @@ public final class RunWorker implements SmartLifecycle {
         notifier.setLocalWakeUp(null);
         wake();
         threads.stopPolling();
+        slots.close().forEach(run -> handBack(run, "the worker is stopping"));
         if (executor != null) {
             executor.shutdown();
         }
         try {
             // every slot free again: each running handler has returned (a slot is held until then, S-EX-21)
-            if (slots.tryAcquire(
-                    execution.concurrency(), execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                slots.release(execution.concurrency());
-            } else {
+            if (!slots.awaitAllFree(execution.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 logger.warn(inFlight.size() + " attempt(s) still running after the shutdown timeout of "
                         + execution.shutdownTimeout() + "; their leases will expire and recovery will retry them");
                 outcomeRetries.giveUp();
@@ -323,13 +323,20 @@ public final class RunWorker implements SmartLifecycle {
 
     private void pollUntilStopped() {
         while (running) {
-            boolean filledEverySlot = false;
+            boolean tookAll = false;
+            boolean ahead = false;
             @Nullable Duration backoff = null;
             try {
                 threads.superviseHeartbeats();
-                int free = slots.availablePermits();
-                QueueRotation.Poll poll = rotation.claim(free, this::dispatch);
-                filledEverySlot = free > 0 && poll.claimed() == free;
+                handBackLongWaiting();
+                ahead = pace.claimAhead();
+                int capacity = slots.capacity(ahead);
+                long began = System.nanoTime();
+                QueueRotation.Poll poll = rotation.claim(capacity, this::accept);
+                if (capacity > 0) {
+                    pace.claimTook(System.nanoTime() - began);
+                }
+                tookAll = capacity > 0 && poll.claimed() == capacity;
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
                     lastPoll = Instant.now();
@@ -344,8 +351,8 @@ public final class RunWorker implements SmartLifecycle {
             }
             if (backoff != null) {
                 awaitWakeUp(backoff);
-            } else if (filledEverySlot) {
-                awaitFreeSlots();
+            } else if (tookAll) {
+                awaitFullCapacity(ahead);
             } else {
                 awaitWakeUp(jittered(execution.pollInterval()));
             }
@@ -353,24 +360,42 @@ public final class RunWorker implements SmartLifecycle {
     }
 
     /**
-     * After a claim that filled every free slot, more runs are probably due: waits until every slot is free again,
-     * or at most {@link #CLAIM_COALESCING}, so that with short handlers one claim statement fills all the slots
-     * instead of one or two each. A free slot is filled within that time however long the others stay busy.
+     * After a claim that took all it asked for, more runs are probably due: waits until every slot is free and no
+     * run waits for one, or at most {@link #CLAIM_COALESCING}, so that with short handlers one claim statement fills
+     * all the slots instead of one or two each. A free slot is filled within that time however long the others stay
+     * busy.
      */
-    private void awaitFreeSlots() {
-        awaitUntil(() -> slots.availablePermits() >= execution.concurrency(), CLAIM_COALESCING);
+    private void awaitFullCapacity(boolean ahead) {
+        int full = slots.fullCapacity(ahead);
+        awaitUntil(() -> slots.capacity(ahead) >= full, CLAIM_COALESCING);
     }
 
     /**
-     * Starts a run the poll claimed on a free slot, or hands it back when the worker is stopping: every run claimed
-     * is executed or handed back, whatever else fails (S-EX-17). Never throws.
+     * Runs claimed ahead wait for a slot about one claim's round trip; one that waited a whole poll interval (every
+     * slot ran into long handlers) is handed back, so that another worker can run it (S-EX-17). The slots took at
+     * least that long, which the pace learns, so the worker stops claiming ahead until attempts are short again.
      */
-    private void dispatch(ClaimedRun run) {
-        if (!running) {
-            handBack(run, "the worker is stopping");
-            return;
+    private void handBackLongWaiting() {
+        long interval = execution.pollInterval().toNanos();
+        List<ClaimedRun> late = slots.takeWaitingSince(System.nanoTime() - interval);
+        if (!late.isEmpty()) {
+            pace.attemptTook(interval);
+            late.forEach(run -> handBack(run, "no slot freed up in time"));
         }
-        slots.acquireUninterruptibly();
+    }
+
+    /**
+     * Starts a run the poll claimed on a free slot or keeps it for the next slot to free up, or hands it back when
+     * the worker is stopping: every run claimed is executed or handed back, whatever else fails (S-EX-17).
+     */
+    private void accept(ClaimedRun run) {
+        if (!running || !slots.accept(run)) {
+            handBack(run, "the worker is stopping");
+        }
+    }
+
+    /** Starts a run on a slot acquired for it; hands the run back and frees the slot if it cannot. Never throws. */
+    private void start(ClaimedRun run) {
         AttemptContext context = new AttemptContext(run, template);
         inFlight.put(run.run().id(), context);
         try {
@@ -395,8 +420,8 @@ public final class RunWorker implements SmartLifecycle {
     }
 
     /**
-     * Runs attempts on one slot: the claimed one, then each run claimed together with the previous outcome, until
-     * none is due; then the slot goes back to the polling thread.
+     * Runs attempts on one slot: the claimed one, then each run claimed together with the previous outcome or
+     * claimed ahead for a slot, until none is left; then the slot is free again.
      */
     private void execute(AttemptContext first) {
         AttemptContext context = first;
@@ -404,6 +429,7 @@ public final class RunWorker implements SmartLifecycle {
             while (context != null) {
                 ClaimedRun next = null;
                 started(context);
+                long began = System.nanoTime();
                 try {
                     next = attempts.run(context, workerId, this::claimFollowUp);
                 } catch (Throwable ex) {
@@ -411,6 +437,10 @@ public final class RunWorker implements SmartLifecycle {
                             "Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
                 } finally {
                     inFlight.remove(context.runId(), context);
+                    pace.attemptTook(System.nanoTime() - began);
+                }
+                if (next == null && running) {
+                    next = slots.next();
                 }
                 if (next != null) {
                     context = new AttemptContext(next, template);
@@ -433,9 +463,22 @@ public final class RunWorker implements SmartLifecycle {
         }
     }
 
-    /** Claims one more due run for a slot that just finished, while the worker runs (S-QC-5). */
+    /**
+     * Claims one more due run for a slot that just finished, while the worker runs (S-QC-5), unless runs claimed
+     * ahead are waiting for a slot: the slot takes one of those instead.
+     */
     private @Nullable ClaimedRun claimFollowUp() {
-        return running ? rotation.claimFollowUp() : null;
+        return running && slots.waiting() == 0 ? rotation.claimFollowUp() : null;
+    }
+
+    /** The runs whose leases heartbeats extend besides the running attempts': waiting completions and slots. */
+    private Set<UUID> heldRunIds() {
+        Set<UUID> held = new HashSet<>(completionWriter.waitingRunIds());
+        WorkerSlots current = slots;
+        if (current != null) {
+            held.addAll(current.waitingRunIds());
+        }
+        return held;
     }
 
     private List<String> consumedQueues() {
