@@ -141,6 +141,8 @@ public final class RunAdmissions {
 
     private final GroupCommit groups = new GroupCommit(this::admitGroup, this::admitAlone);
 
+    private final CreatedShare createdShare = new CreatedShare();
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -164,10 +166,15 @@ public final class RunAdmissions {
      * Admits one run, in the caller's transaction when one is active. A refusal by a singleton owner is answered by
      * the run's conflict policy ({@link SingletonConflicts}) in the same transaction. A run outside any transaction
      * that needs none of its own is admitted with whatever runs other threads admit at the same moment, in one
-     * statement and one commit ({@link GroupCommit}).
+     * statement and one commit ({@link GroupCommit}), while most recent triggers create runs ({@link CreatedShare}).
      */
     public Admission admit(NewRun run) {
-        return groupable(run) ? groups.admit(run) : admitAlone(run);
+        if (!groupable(run)) {
+            return admitAlone(run);
+        }
+        Admission answer = createdShare.worthGrouping() ? groups.admit(run) : admitAlone(run);
+        createdShare.record(answer instanceof Admission.Created);
+        return answer;
     }
 
     private boolean groupable(NewRun run) {
