@@ -44,22 +44,31 @@ final class SteadyLoadScenario implements Scenario {
         try {
             round(engine.template(), 0, RUNS_PER_SECOND * context.options().size(5, 1));
             List<Latencies> rounds = new ArrayList<>();
+            List<Latencies> calls = new ArrayList<>();
+            List<Latencies> pickUps = new ArrayList<>();
             List<Double> rates = new ArrayList<>();
             for (int round = 1; round <= context.options().rounds(); round++) {
                 Round measured = round(engine.template(), round, RUNS_PER_SECOND * seconds);
                 rounds.add(measured.latencies());
+                calls.add(measured.calls());
+                pickUps.add(measured.pickUps());
                 rates.add(measured.triggersPerSecond());
                 context.progress(
-                        "latency, steady load, round %d: %.0f triggers/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                        "latency, steady load, round %d: %.0f triggers/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms;"
+                                + " trigger call p99 %.2f ms, return to start p99 %.2f ms",
                         round,
                         measured.triggersPerSecond(),
                         measured.latencies().p50(),
                         measured.latencies().p99(),
-                        measured.latencies().max());
+                        measured.latencies().max(),
+                        measured.calls().p99(),
+                        measured.pickUps().p99());
             }
             String load = String.format(Locale.ROOT, "%,d runs/s steady load, %d s", RUNS_PER_SECOND, seconds);
             Latencies.Series series = new Latencies.Series("trigger to handler start, " + load, rounds);
             report.latency(series);
+            report.latency(new Latencies.Series("of which the trigger call, " + load, calls));
+            report.latency(new Latencies.Series("of which trigger return to handler start, " + load, pickUps));
             report.figure("steady load: triggers per second achieved by the paced producers", new Rounds(rates), 0);
             report.target(
                     Goal.STEADY_LOAD_LATENCY,
@@ -77,13 +86,14 @@ final class SteadyLoadScenario implements Scenario {
         }
     }
 
-    private record Round(Latencies latencies, double triggersPerSecond) {}
+    private record Round(Latencies latencies, Latencies calls, Latencies pickUps, double triggersPerSecond) {}
 
     /** Triggers {@code runs} runs at the steady rate, waits until each has started, and returns the latencies. */
     private static Round round(RunlaneTemplate template, int round, int runs) throws Exception {
         AtomicLongArray started = new AtomicLongArray(runs);
         BenchmarkTasks.TimedTask.startTimes = new BenchmarkTasks.TimedTask.StartTimes(round, started);
         long[] triggered = new long[runs];
+        long[] returned = new long[runs];
         AtomicInteger next = new AtomicInteger();
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) / RUNS_PER_SECOND;
         long began = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
@@ -102,6 +112,7 @@ final class SteadyLoadScenario implements Scenario {
                                 BenchmarkTasks.TIMED,
                                 new BenchmarkTasks.TimedTask.Payload(round, i),
                                 TriggerOptions.none());
+                        returned[i] = System.nanoTime();
                     }
                     return null;
                 }));
@@ -115,10 +126,14 @@ final class SteadyLoadScenario implements Scenario {
         double triggersPerSecond = runs / ((System.nanoTime() - began) / 1e9);
         awaitStarted(started);
         List<Double> millis = new ArrayList<>(runs);
+        List<Double> calls = new ArrayList<>(runs);
+        List<Double> pickUps = new ArrayList<>(runs);
         for (int i = 0; i < runs; i++) {
             millis.add((started.get(i) - triggered[i]) / 1e6);
+            calls.add((returned[i] - triggered[i]) / 1e6);
+            pickUps.add(Math.max(0, started.get(i) - returned[i]) / 1e6);
         }
-        return new Round(new Latencies(millis), triggersPerSecond);
+        return new Round(new Latencies(millis), new Latencies(calls), new Latencies(pickUps), triggersPerSecond);
     }
 
     private static void awaitStarted(AtomicLongArray started) throws InterruptedException {

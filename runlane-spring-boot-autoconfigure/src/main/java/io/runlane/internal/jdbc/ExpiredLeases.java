@@ -26,7 +26,7 @@ public final class ExpiredLeases {
      */
     private static final String FIND_OVERDUE_CANCELLATIONS = """
             SELECT r.* FROM {schema}.runs r
-            WHERE r.status = 'CANCELLATION_REQUESTED' AND r.environment = :environment
+            WHERE r.status = 'CANCELLATION_REQUESTED' AND r.lease_expires_at IS NOT NULL AND r.environment = :environment
               AND EXISTS (SELECT FROM {schema}.run_events e
                           WHERE e.run_id = r.id AND e.type = 'CANCELLATION_REQUESTED'
                             AND e.created_at < statement_timestamp() - :graceMs * interval '1 millisecond')

@@ -47,7 +47,7 @@ public final class RunActivity {
             FROM {schema}.runs
             WHERE environment = :environment
               AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-              AND lease_owner IS NOT NULL
+              AND lease_expires_at IS NOT NULL AND lease_owner IS NOT NULL
             GROUP BY lease_owner
             ORDER BY lease_owner
             """;

@@ -79,7 +79,8 @@ public final class RunClaims {
     private static final String CLAIM_WITHIN_LIMIT = """
             WITH running AS (
                 SELECT concurrency_key, count(*) AS n FROM {schema}.runs
-                WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND queue = :queue AND environment = :environment
+                WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
+                  AND queue = :queue AND environment = :environment
                 GROUP BY concurrency_key
             ), waiting AS (
                 SELECT id, concurrency_key, run_at FROM {schema}.runs w

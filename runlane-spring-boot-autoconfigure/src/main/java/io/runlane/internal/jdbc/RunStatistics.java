@@ -47,6 +47,7 @@ public final class RunStatistics {
             SELECT queue, status, count(*), 0, NULL
             FROM {schema}.runs
             WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+              AND lease_expires_at IS NOT NULL
             GROUP BY queue, status
             """;
 
