@@ -31,17 +31,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * one statement, in one round trip, whichever keys it has:
  *
  * <ol>
- *   <li>{@code INSERT ... ON CONFLICT DO NOTHING} without a conflict target, so that both indexes arbitrate. A free
- *       key is taken by the insert itself; a held one leaves the row unwritten, so a duplicate writes nothing and
- *       commits nothing to disk. PostgreSQL serialises concurrent inserts of one key on the index: a waiter finds
- *       the first run once it commits, or inserts its own when it rolls back (S-IK-7). Nobody gets a
- *       unique-constraint error.
- *   <li>Only if nothing was inserted, read the key's current owner (active, or retained and not yet expired: S-IK-2,
- *       S-IK-3, S-IK-10): that owner is the answer (S-SK-3: before any singleton check).
+ *   <li>Read the key's current owner (active, or retained and not yet expired: S-IK-2, S-IK-3, S-IK-10): if there is
+ *       one, it is the answer (S-SK-3: before any singleton check), and a duplicate forms no row, writes nothing and
+ *       commits nothing to disk.
+ *   <li>Only if there is none, {@code INSERT ... ON CONFLICT DO NOTHING} without a conflict target, so that both
+ *       indexes arbitrate. A free key is taken by the insert itself. PostgreSQL serialises concurrent inserts of one
+ *       key on the index: a waiter finds the first run once it commits, or inserts its own when it rolls back
+ *       (S-IK-7). Nobody gets a unique-constraint error.
  * </ol>
  *
  * <p>An empty answer has three rare causes, told apart by a fresh read: the owner committed while the statement
- * waited, so the statement's snapshot cannot see it (the fresh read finds it); the key's holder is a run whose
+ * ran (the insert waited for it), so the statement's snapshot cannot see it (the fresh read finds it); the key's holder is a run whose
  * retention has passed, which is released ({@code idempotency_key_released}) and the admission tried again (S-IK-10);
  * or a singleton owner refused the run, which the run's conflict policy answers ({@link SingletonConflicts}). Nothing
  * needs undoing in any of them, so a run with both keys needs no transaction of its own; a superseding run does, and
@@ -53,14 +53,14 @@ public final class RunAdmissions {
 
     private static final int MAX_TRIES = 16;
 
-    /** The new run's row; {@code %s} is what the row is selected from, which decides whether it is inserted. */
+    /** The new run's row. */
     private static final String RUN_VALUES = """
             SELECT :id, :environment, :taskId, :queue,
                    CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
                    :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId,
                    due.run_at > statement_timestamp(), cast(:traceContext AS jsonb)
-            FROM %s (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
+            FROM (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due
             """;
 
@@ -83,18 +83,21 @@ public final class RunAdmissions {
             SELECT true AS created, inserted_run.* FROM inserted_run
             """;
 
-    private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
-            + RUN_VALUES.formatted("") + ON_SINGLETON_CONFLICT + ")\n" + CREATED;
+    private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY =
+            "WITH inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + ON_SINGLETON_CONFLICT + ")\n" + CREATED;
 
-    /** S-IK-1, S-SK-4: both partial unique indexes arbitrate; the key's owner answers when the insert did not. */
-    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS
-            + RUN_VALUES.formatted("") + """
+    /**
+     * S-IK-1, S-SK-4: the key's owner answers if it has one; only otherwise is the run inserted, with both partial
+     * unique indexes arbitrating. Reading the owner first spares a duplicate forming and probing a new row.
+     */
+    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = "WITH current_owner AS (\n"
+            + "    SELECT r.* FROM {schema}.runs r WHERE " + KeyOwnership.keyIs("r") + "\n AND "
+            + KeyOwnership.owns("r") + "\n), inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
+            WHERE NOT EXISTS (SELECT FROM current_owner)
             ON CONFLICT DO NOTHING
             RETURNING *
-            ), current_owner AS (
-                SELECT r.* FROM {schema}.runs r
-                WHERE NOT EXISTS (SELECT FROM inserted_run) AND """ + KeyOwnership.keyIs("r") + "\n AND "
-            + KeyOwnership.owns("r") + "\n)\n" + CREATED + """
+            )
+            """ + CREATED + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;
