@@ -192,33 +192,8 @@ public final class RunAdmissions {
      * alone. Runs sharing an idempotency key collapse onto the first of them, as in {@link #admitAll}.
      */
     private List<@Nullable Admission> admitGroup(List<NewRun> runs) {
-        Map<List<String>, Integer> firstWithKey = new HashMap<>();
-        int[] representative = new int[runs.size()];
-        List<NewRun> distinct = new ArrayList<>();
-        for (int i = 0; i < runs.size(); i++) {
-            NewRun run = runs.get(i);
-            int position = distinct.size();
-            Integer first = run.idempotencyKey() == null
-                    ? null
-                    : firstWithKey.putIfAbsent(List.of(run.taskId(), run.idempotencyKey()), position);
-            if (first == null) {
-                distinct.add(run);
-                representative[i] = position;
-            } else {
-                representative[i] = first;
-            }
-        }
-        List<@Nullable Admission> settled = batches.admitGroup(distinct).byItem();
-        List<@Nullable Admission> answers = new ArrayList<>(runs.size());
-        for (int i = 0; i < runs.size(); i++) {
-            Admission answer = settled.get(representative[i]);
-            boolean duplicate = distinct.get(representative[i]) != runs.get(i);
-            answers.add(
-                    duplicate && answer instanceof Admission.Created created
-                            ? new Admission.Existing(created.run())
-                            : answer);
-        }
-        return answers;
+        SharedKeys keys = SharedKeys.of(runs);
+        return keys.answers(batches.admitGroup(keys.distinct()).byItem());
     }
 
     private Admission admitAlone(NewRun run) {
@@ -248,21 +223,9 @@ public final class RunAdmissions {
         if (runs.isEmpty()) {
             return List.of();
         }
-        int[] representative = new int[runs.size()];
-        Map<List<String>, Integer> firstWithKey = new HashMap<>();
-        List<Integer> distinct = new ArrayList<>();
-        for (int i = 0; i < runs.size(); i++) {
-            NewRun run = runs.get(i);
-            int index = i;
-            representative[i] = run.idempotencyKey() == null
-                    ? i
-                    : firstWithKey.computeIfAbsent(List.of(run.taskId(), run.idempotencyKey()), key -> index);
-            if (representative[i] == i) {
-                distinct.add(i);
-            }
-        }
+        SharedKeys keys = SharedKeys.of(runs);
         return inTransaction(() -> {
-            List<NewRun> batch = distinct.stream().map(runs::get).toList();
+            List<NewRun> batch = keys.distinct();
             List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
             List<Integer> unsettled = IntStream.range(0, batch.size())
                     .filter(position -> settled.get(position) == null)
@@ -299,19 +262,7 @@ public final class RunAdmissions {
                 }
                 settled.set(position, answer);
             }
-            Map<Integer, Admission> byIndex = new HashMap<>();
-            for (int position = 0; position < batch.size(); position++) {
-                byIndex.put(distinct.get(position), settled.get(position));
-            }
-            List<Admission> answers = new ArrayList<>(runs.size());
-            for (int i = 0; i < runs.size(); i++) {
-                Admission answer = byIndex.get(representative[i]);
-                answers.add(
-                        representative[i] != i && answer instanceof Admission.Created created
-                                ? new Admission.Existing(created.run())
-                                : answer);
-            }
-            return answers;
+            return keys.answers(settled);
         });
     }
 

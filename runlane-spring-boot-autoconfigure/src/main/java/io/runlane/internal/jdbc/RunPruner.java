@@ -22,7 +22,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       each other, and delete their events, their steps (S-ST-6), their signals and the runs (a deleted run's key
  *       leaves the owners' index with it);
  *   <li>return how many runs the window held, how many were eligible and how many were deleted (the difference was
- *       skipped because another transaction held them, S-OP-8), the earliest retention it kept, and the new cursor.
+ *       skipped because another transaction held them, S-OP-8), the earliest retention it kept, the new cursor, and
+ *       how long the statement worked in the database, which paces the pass (S-OP-11) without the round trip and the
+ *       commit's flush (the clock is read in the last column, after the counts that make every deletion finish).
  * </ol>
  *
  * The window is read without locks, so a run skipped because it was locked is still counted and the cursor moves past
@@ -50,11 +52,11 @@ public final class RunPruner {
                 WHERE r.id IN (SELECT id FROM window_runs WHERE retained_until IS NULL)
                 FOR UPDATE SKIP LOCKED
             ), deleted_events AS (
-                DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id
+                DELETE FROM {schema}.run_events e USING doomed d WHERE e.run_id = d.id RETURNING e.run_id
             ), deleted_steps AS (
-                DELETE FROM {schema}.run_steps s USING doomed d WHERE s.run_id = d.id
+                DELETE FROM {schema}.run_steps s USING doomed d WHERE s.run_id = d.id RETURNING s.run_id
             ), deleted_signals AS (
-                DELETE FROM {schema}.run_signals s USING doomed d WHERE s.run_id = d.id
+                DELETE FROM {schema}.run_signals s USING doomed d WHERE s.run_id = d.id RETURNING s.run_id
             ), deleted_runs AS (
                 DELETE FROM {schema}.runs r USING doomed d WHERE r.id = d.id RETURNING r.id
             )
@@ -62,7 +64,10 @@ public final class RunPruner {
                    (SELECT count(*) FROM window_runs WHERE retained_until IS NULL) AS eligible,
                    (SELECT count(*) FROM deleted_runs) AS deleted,
                    (SELECT min(retained_until) FROM window_runs) AS earliest_retained_until,
-                   (SELECT max(finished_at) FROM window_runs) AS last_finished_at
+                   (SELECT max(finished_at) FROM window_runs) AS last_finished_at,
+                   (SELECT count(*) FROM deleted_events) + (SELECT count(*) FROM deleted_steps)
+                       + (SELECT count(*) FROM deleted_signals) AS deleted_dependents,
+                   extract(epoch FROM clock_timestamp() - statement_timestamp()) AS work_seconds
             """.formatted(KeyOwnership.holds("r"), KeyOwnership.retainedUntil("r"));
 
     private final JdbcClient jdbc;
@@ -102,9 +107,15 @@ public final class RunPruner {
      * @param skipped eligible runs not deleted because another transaction held them
      * @param earliestRetainedUntil the earliest idempotency retention among the runs kept for it, if any
      * @param next where the next batch starts
+     * @param work how long the statement worked in the database, without the round trip and the commit
      */
     public record Batch(
-            int scanned, int deleted, int skipped, @Nullable OffsetDateTime earliestRetainedUntil, Cursor next) {}
+            int scanned,
+            int deleted,
+            int skipped,
+            @Nullable OffsetDateTime earliestRetainedUntil,
+            Cursor next,
+            Duration work) {}
 
     /**
      * Deletes one batch of runs of {@code status} that come after the cursor.
@@ -131,7 +142,8 @@ public final class RunPruner {
                             deleted,
                             rs.getInt("eligible") - deleted,
                             rs.getObject("earliest_retained_until", OffsetDateTime.class),
-                            last == null ? after : new Cursor(last, false));
+                            last == null ? after : new Cursor(last, false),
+                            Duration.ofNanos((long) (rs.getDouble("work_seconds") * 1e9)));
                 })
                 .single();
     }

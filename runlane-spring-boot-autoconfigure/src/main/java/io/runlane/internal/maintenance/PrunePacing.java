@@ -11,7 +11,8 @@ import java.util.function.LongSupplier;
  * bandwidth that concurrent triggers and claims wait for, and its commit flushes all its WAL at once. So after each
  * batch the pass rests for {@link #restFactor} times as long as the batch took, which bounds the pruner's share of
  * the database to {@code 1 / (1 + restFactor)} however slow the database is at that moment; and the next batch is
- * sized so that it takes about {@link #targetBatch}: smaller when the last one took longer (a cold cache, a loaded
+ * sized so that its statement works about {@link #targetBatch} in the database (the round trip and the commit are
+ * not counted: they do not grow with the batch): smaller when the last one took longer (a cold cache, a loaded
  * server), larger again, up to the requested size, when it was fast. A trigger that meets a batch therefore meets a
  * short one, and most meet none.
  */
@@ -84,8 +85,21 @@ final class PrunePacing {
      * @throws InterruptedException if interrupted while resting
      */
     void batchEnded(boolean more) throws InterruptedException {
+        batchEnded(more, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #batchEnded(boolean)}, sizing the next batch by {@code workNanos}, how long the batch's statement
+     * worked in the database, when that is shorter than the batch took here. The round trip and the commit's flush
+     * take about as long for ten runs as for a thousand; sized by them, batches on a server with slow commits would
+     * shrink to the minimum and the pass would spend its time on commits, without being any gentler.
+     *
+     * @throws InterruptedException if interrupted while resting
+     */
+    void batchEnded(boolean more, long workNanos) throws InterruptedException {
         long took = Math.max(1, nanoTime.getAsLong() - batchStarted);
-        double scaled = batchSize * ((double) targetBatch / took);
+        long work = Math.max(1, Math.min(took, workNanos));
+        double scaled = batchSize * ((double) targetBatch / work);
         batchSize = (int) Math.max(MIN_BATCH, Math.min(Math.min(maxBatch, (long) batchSize * MAX_GROWTH), scaled));
         batchSize = Math.min(batchSize, maxBatch);
         if (more && restFactor > 0) {

@@ -111,7 +111,7 @@ public final class PrunePass {
                 reachedEnd = true;
                 break;
             }
-            if (!rest(pacing, deleted < maxRuns)) {
+            if (!rest(pacing, deleted < maxRuns, batch.work())) {
                 break;
             }
         }
@@ -119,9 +119,9 @@ public final class PrunePass {
     }
 
     /** Rests after a batch (S-OP-11); returns {@code false} if interrupted meanwhile, which ends the pass. */
-    private static boolean rest(PrunePacing pacing, boolean more) {
+    private static boolean rest(PrunePacing pacing, boolean more, Duration work) {
         try {
-            pacing.batchEnded(more);
+            pacing.batchEnded(more, work.toNanos());
             return true;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

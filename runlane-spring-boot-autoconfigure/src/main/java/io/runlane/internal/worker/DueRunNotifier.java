@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -16,7 +17,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>The local worker is woken in-process at once. Other instances hear a PostgreSQL {@code NOTIFY} on {@code
  * runlane_<schema>}, sent by one daemon thread in its own tiny transaction and coalesced: however many runs are
- * triggered while a notification is being sent, one more follows, and at most one is sent every 5 ms. Sending {@code NOTIFY} from the trigger's own
+ * triggered while a notification is being sent, one more follows, and at most one is sent every 5 ms. Its payload
+ * names this notifier ({@link #origin()}), so that the local worker, already woken in-process, ignores it. Sending {@code NOTIFY} from the trigger's own
  * transaction would be simpler but PostgreSQL serialises the commits of notifying transactions, which would cap
  * trigger throughput at one commit flush at a time. Notifications are only a hint; polling remains the source of
  * truth.
@@ -34,6 +36,8 @@ public final class DueRunNotifier {
 
     private final String notify;
 
+    private final String origin = UUID.randomUUID().toString();
+
     private final AtomicBoolean pending = new AtomicBoolean();
 
     private final Object signal = new Object();
@@ -46,7 +50,12 @@ public final class DueRunNotifier {
 
     public DueRunNotifier(DataSource dataSource, String schema) {
         this.jdbc = new JdbcTemplate(dataSource);
-        this.notify = "SELECT pg_notify('runlane_" + schema + "', '')";
+        this.notify = "SELECT pg_notify('runlane_" + schema + "', '" + origin + "')";
+    }
+
+    /** The payload of this notifier's notifications: the worker it wakes in-process ignores them. */
+    public String origin() {
+        return origin;
     }
 
     /** Wakes this worker directly too; set while the local worker runs. */

@@ -173,7 +173,7 @@ public final class RunWorker implements SmartLifecycle {
                     heartbeat.beat();
                 },
                 execution.heartbeatInterval(),
-                () -> new WakeUpListener(dataSource, settings.schema(), this::wake),
+                () -> new WakeUpListener(dataSource, settings.schema(), notifier.origin(), this::wake),
                 completionWriter);
         this.attempts = new AttemptRunner(
                 tasks,

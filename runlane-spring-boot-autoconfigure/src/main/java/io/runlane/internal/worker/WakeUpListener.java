@@ -12,7 +12,8 @@ import org.postgresql.PGNotification;
 
 /**
  * Listens on {@code runlane_<schema>} with one dedicated connection and wakes the worker when a trigger commits a
- * run that is due at once. Notifications are only a hint: polling stays the source of truth, so a lost connection
+ * run that is due at once. Notifications sent by this instance's own {@link DueRunNotifier} are ignored: it woke the
+ * worker in-process already, and waking it again would only cost a claim that finds nothing. Notifications are only a hint: polling stays the source of truth, so a lost connection
  * costs latency, never runs; the listener reconnects after a pause, whatever failed, errors included (S-MO-4).
  */
 final class WakeUpListener implements Runnable {
@@ -27,15 +28,18 @@ final class WakeUpListener implements Runnable {
 
     private final Runnable wakeUp;
 
+    private final String ownOrigin;
+
     private volatile boolean running = true;
 
     private boolean healthy = true;
 
     private volatile Connection connection;
 
-    WakeUpListener(DataSource dataSource, String schema, Runnable wakeUp) {
+    WakeUpListener(DataSource dataSource, String schema, String ownOrigin, Runnable wakeUp) {
         this.dataSource = dataSource;
         this.channel = "runlane_" + schema;
+        this.ownOrigin = ownOrigin;
         this.wakeUp = wakeUp;
     }
 
@@ -53,7 +57,7 @@ final class WakeUpListener implements Runnable {
                 wakeUp.run();
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(500);
-                    if (notifications != null && notifications.length > 0) {
+                    if (notifications != null && fromElsewhere(notifications, ownOrigin)) {
                         wakeUp.run();
                     }
                 }
@@ -75,6 +79,16 @@ final class WakeUpListener implements Runnable {
                 connection = null;
             }
         }
+    }
+
+    /** Whether any of the notifications was sent by somebody else than the notifier named {@code ownOrigin}. */
+    static boolean fromElsewhere(PGNotification[] notifications, String ownOrigin) {
+        for (PGNotification notification : notifications) {
+            if (!ownOrigin.equals(notification.getParameter())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void stop() {

@@ -63,6 +63,24 @@ class PrunePacingTests {
     }
 
     @Test
+    @DisplayName("S-OP-11: a batch is sized by its statement's work, not by a slow commit; the rest still follows the"
+            + " whole batch")
+    void slowCommitsDoNotShrinkBatches() throws InterruptedException {
+        PrunePacing pacing = pacing(1000, Duration.ofMillis(20), 1);
+        pacing.startBatch();
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200));
+        pacing.batchEnded(true, TimeUnit.MILLISECONDS.toNanos(10));
+
+        assertThat(pacing.batchSize()).as("10 ms of work for a 20 ms target").isEqualTo(1000);
+        assertThat(slept).containsExactly(TimeUnit.MILLISECONDS.toNanos(200));
+
+        pacing.startBatch();
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200));
+        pacing.batchEnded(true, TimeUnit.MILLISECONDS.toNanos(80));
+        assertThat(pacing.batchSize()).as("80 ms of work").isEqualTo(250);
+    }
+
+    @Test
     @DisplayName("S-OP-11: fast batches grow back, at most doubling each time, never past the requested size")
     void fastBatchesGrowBack() throws InterruptedException {
         PrunePacing pacing = pacing(1000, Duration.ofMillis(20), 1);
