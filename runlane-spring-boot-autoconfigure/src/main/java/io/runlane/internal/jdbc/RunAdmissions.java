@@ -41,8 +41,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * </ol>
  *
  * <p>An empty answer has three rare causes, told apart by a fresh read: the owner committed while the statement
- * ran (the insert waited for it), so the statement's snapshot cannot see it (the fresh read finds it); the key's holder is a run whose
- * retention has passed, which is released ({@code idempotency_key_released}) and the admission tried again (S-IK-10);
+ * ran (the insert waited for it), so the statement's snapshot cannot see it (the fresh read finds it); the key's
+ * holder is a run whose retention has passed, which is released ({@code idempotency_key_released}) and the admission
+ * tried again (S-IK-10);
  * or a singleton owner refused the run, which the run's conflict policy answers ({@link SingletonConflicts}). Nothing
  * needs undoing in any of them, so a run with both keys needs no transaction of its own; a superseding run does, and
  * so does any keyed run when the sessions' default isolation is not {@code READ COMMITTED} ({@link
