@@ -11,6 +11,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -56,23 +58,22 @@ class RunningIndexPlanIntegrationTests {
         dataSource.close();
     }
 
-    @Test
-    @DisplayName("Issue 16, S-EX-3, S-EX-15: completing a batch of held runs finds them by primary key")
-    void batchOfHeldRunsUsesThePrimaryKey() {
-        String plan = plan("SELECT r.id FROM %s.runs r, unnest(cast('{%s}' AS uuid[]), cast('{1,1,1}' AS bigint[]))"
-                + " AS held(id, token) WHERE r.id = held.id AND r.fencing_token = held.token"
-                + " AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')");
-
-        assertThat(plan).contains("runs_pkey").doesNotContain(RUNNING_INDEX);
-    }
-
-    @Test
-    @DisplayName("Issue 16, S-EX-2: a heartbeat's lookup of the worker's runs finds them by primary key")
-    void heartbeatLookupUsesThePrimaryKey() {
-        String plan = plan("SELECT id FROM %s.runs WHERE id = ANY(cast('{%s}' AS uuid[])) AND lease_owner = 'worker-1'"
-                + " AND status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND environment = 'default'");
-
-        assertThat(plan).contains("runs_pkey").doesNotContain(RUNNING_INDEX);
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "S-EX-3, S-EX-15: a batch completion of held runs"
+                        + "|SELECT r.id FROM %s.runs r, unnest(cast('{%s}' AS uuid[]), cast('{1,1,1}' AS bigint[]))"
+                        + " AS held(id, token) WHERE r.id = held.id AND r.fencing_token = held.token"
+                        + " AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')",
+                "S-EX-2: a heartbeat's lookup of the worker's runs"
+                        + "|SELECT id FROM %s.runs WHERE id = ANY(cast('{%s}' AS uuid[])) AND lease_owner = 'worker-1'"
+                        + " AND status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND environment = 'default'"
+            })
+    @DisplayName("Issue 16: statements about given running runs find them by primary key")
+    void givenRunsAreFoundByPrimaryKey(String statement, String query) {
+        assertThat(plan(query)).as(statement).contains("runs_pkey").doesNotContain(RUNNING_INDEX);
     }
 
     @Test
