@@ -129,11 +129,15 @@ public final class TestRunlane {
         return this;
     }
 
-    /** Stops the worker (waiting for running attempts up to the shutdown timeout) and maintenance. */
+    /**
+     * Stops the worker (waiting for running attempts up to the shutdown timeout) and maintenance, then checks that
+     * every run row keeps the row rules ({@link RowRules}).
+     */
     public void stop() {
         engine.schedules().firer().stop();
         engine.worker().stop();
         engine.maintenance().stop();
+        RowRules.check(jdbc(), schema());
     }
 
     /** The current state of a run, which must exist. */

@@ -67,10 +67,11 @@ final class BatchAdmissions {
 
     /**
      * For {@link GroupCommit}: the statement gives up on any lock after this long, so that a run waiting for another
-     * transaction's key never holds up the rest of its group. {@code set_config(..., true)} lasts until the statement's
-     * own transaction ends; it is evaluated before the first input row, so before the insert takes any lock.
+     * transaction's key never holds up the rest of its group or its lane. {@code set_config(..., true)} lasts until
+     * the statement's own transaction ends; it is evaluated before the first input row, so before the insert takes any
+     * lock. {@link RunAdmissions} joins it to the single-run statement's row for a group of one.
      */
-    private static final String GROUP_LOCK_TIMEOUT =
+    static final String GROUP_LOCK_TIMEOUT =
             "\n                CROSS JOIN (SELECT set_config('lock_timeout', '50ms', true)) AS bounded";
 
     /** The statement's answer for each item, by position; {@code null} where the item is unsettled. */

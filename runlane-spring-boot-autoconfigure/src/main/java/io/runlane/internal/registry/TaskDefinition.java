@@ -2,13 +2,11 @@ package io.runlane.internal.registry;
 
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.SingletonConflictPolicy;
-import io.runlane.Task;
 import io.runlane.TaskHandler;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * A validated task declaration: the handler bean, its payload type and its policy, with configured defaults
@@ -30,6 +28,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  *     the configured doubling when {@code backoff} is {@code null})
  * @param maxBackoff the cap of the task's exponential backoff, or {@code null} for the configured maximum
  * @param timeout how long one attempt may run, or {@code null} for the configured default (S-EX-21)
+ * @param onSingletonConflict what a trigger of this task does when its singleton key is held (S-CP-1):
+ *     {@code @Task(onSingletonConflict)}, {@code FAIL} unless declared; read once, as every trigger asks
  */
 public record TaskDefinition(
         String id,
@@ -44,16 +44,8 @@ public record TaskDefinition(
         List<Class<? extends Throwable>> noRetryFor,
         double backoffMultiplier,
         @Nullable Duration maxBackoff,
-        @Nullable Duration timeout) {
-
-    /**
-     * What a trigger of this task does when its singleton key is held (S-CP-1): {@code @Task(onSingletonConflict)},
-     * {@code FAIL} unless declared.
-     */
-    public SingletonConflictPolicy onSingletonConflict() {
-        Task task = AnnotatedElementUtils.findMergedAnnotation(handlerClass, Task.class);
-        return task == null ? SingletonConflictPolicy.FAIL : task.onSingletonConflict();
-    }
+        @Nullable Duration timeout,
+        SingletonConflictPolicy onSingletonConflict) {
 
     /** Whether the task declared a backoff of its own rather than leaving the configured one. */
     public boolean declaresBackoff() {

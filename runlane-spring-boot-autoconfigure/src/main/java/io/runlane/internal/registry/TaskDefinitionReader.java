@@ -114,7 +114,8 @@ public final class TaskDefinitionReader {
                 List.of(task.noRetryFor()),
                 task.backoffMultiplier(),
                 maxBackoff,
-                timeout);
+                timeout,
+                task.onSingletonConflict());
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
