@@ -152,6 +152,8 @@ public final class RunAdmissions {
 
     private final CreatedShare createdShare = new CreatedShare();
 
+    private final CurrentOwners owners;
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -164,6 +166,7 @@ public final class RunAdmissions {
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
+        this.owners = new CurrentOwners(jdbc, sql, environment);
         this.environment = environment;
         this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY.formatted(""));
         this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY.formatted(""));
@@ -178,15 +181,27 @@ public final class RunAdmissions {
      * Admits one run, in the caller's transaction when one is active. A refusal by a singleton owner is answered by
      * the run's conflict policy ({@link SingletonConflicts}) in the same transaction. A run outside any transaction
      * that needs none of its own is admitted with whatever runs other threads admit at the same moment, in one
-     * statement and one commit ({@link GroupCommit}), while most recent triggers create runs ({@link CreatedShare}).
+     * statement and one commit ({@link GroupCommit}), while most recent triggers create runs ({@link CreatedShare});
+     * while most return an existing run, its key's owner is looked up first.
      */
     public Admission admit(NewRun run) {
         if (!groupable(run)) {
             return admitAlone(run);
         }
-        Admission answer = createdShare.worthGrouping() ? groups.admit(run) : admitAlone(run);
+        Admission answer = createdShare.worthGrouping() ? groups.admit(run) : ownerFirst(run);
         createdShare.record(answer instanceof Admission.Created);
         return answer;
+    }
+
+    /**
+     * While most recent triggers returned an existing run, a keyed trigger reads its key's owner first ({@link
+     * CurrentOwners}): a duplicate is answered by that lookup, and only a key without an owner takes the admission
+     * statement, in a second round trip.
+     */
+    private Admission ownerFirst(NewRun run) {
+        String key = run.idempotencyKey();
+        Optional<Run> owner = key == null ? Optional.empty() : owners.find(run.taskId(), key);
+        return owner.<Admission>map(Admission.Existing::new).orElseGet(() -> admitAlone(run));
     }
 
     private boolean groupable(NewRun run) {
