@@ -30,14 +30,27 @@ final class LatencyScenario implements Scenario {
         try {
             sample(engine, context.options().size(50, 10));
             List<Latencies> rounds = new ArrayList<>();
+            List<Latencies> calls = new ArrayList<>();
+            List<Latencies> pickUps = new ArrayList<>();
             for (int round = 0; round < context.options().rounds(); round++) {
-                rounds.add(sample(engine, samples));
+                Latencies[] sampled = sample(engine, samples);
+                rounds.add(sampled[0]);
+                calls.add(sampled[1]);
+                pickUps.add(sampled[2]);
             }
             Latencies.Series series = new Latencies.Series("trigger to handler start, idle worker", rounds);
             report.latency(series);
+            Latencies.Series call = new Latencies.Series("of which the trigger call, idle worker", calls);
+            report.latency(call);
+            Latencies.Series pickUp =
+                    new Latencies.Series("of which trigger return to handler start, idle worker", pickUps);
+            report.latency(pickUp);
             context.progress(
-                    "latency, idle worker: p50 %s ms, p99 %s ms",
-                    series.p50().format(2), series.p99().format(2));
+                    "latency, idle worker: p50 %s ms, p99 %s ms; trigger call p99 %s ms, return to start p99 %s ms",
+                    series.p50().format(2),
+                    series.p99().format(2),
+                    call.p99().format(2),
+                    pickUp.p99().format(2));
             report.target(
                     Goal.IDLE_LATENCY,
                     series.p99().median(),
@@ -47,18 +60,24 @@ final class LatencyScenario implements Scenario {
         }
     }
 
-    private static Latencies sample(RunlaneEngine engine, int samples) throws Exception {
+    /** Trigger to start, the trigger call, and trigger return to start, in milliseconds. */
+    private static Latencies[] sample(RunlaneEngine engine, int samples) throws Exception {
         List<Double> millis = new ArrayList<>();
+        List<Double> calls = new ArrayList<>();
+        List<Double> pickUps = new ArrayList<>();
         for (int i = 0; i < samples; i++) {
             CompletableFuture<Long> started = new CompletableFuture<>();
             BenchmarkTasks.NoopTask.started = started;
             long before = System.nanoTime();
             engine.template()
                     .trigger(BenchmarkTasks.NOOP, new BenchmarkTasks.NoopTask.Payload(i), TriggerOptions.none());
+            long returned = System.nanoTime();
             long at = started.get(10, TimeUnit.SECONDS);
             millis.add((at - before) / 1e6);
+            calls.add((returned - before) / 1e6);
+            pickUps.add(Math.max(0, at - returned) / 1e6);
             Thread.sleep(PAUSE_MILLIS);
         }
-        return new Latencies(millis);
+        return new Latencies[] {new Latencies(millis), new Latencies(calls), new Latencies(pickUps)};
     }
 }

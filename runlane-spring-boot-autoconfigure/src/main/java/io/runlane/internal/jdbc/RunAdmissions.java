@@ -4,9 +4,6 @@ import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import io.runlane.SingletonConflictPolicy;
-import java.sql.Types;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -29,7 +26,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>The run row is its own key claim: the runs table carries two partial unique indexes, one over the runs that hold
  * an idempotency key ({@link KeyOwnership}) and one over the active holders of a singleton key. A run is admitted by
- * one statement, in one round trip, whichever keys it has:
+ * one statement ({@link SingleAdmissions}), in one round trip, whichever keys it has:
  *
  * <ol>
  *   <li>Read the key's current owner (active, or retained and not yet expired: S-IK-2, S-IK-3, S-IK-10): if there is
@@ -54,55 +51,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 public final class RunAdmissions {
 
     private static final int MAX_TRIES = 16;
-
-    /** The new run's row. */
-    private static final String RUN_VALUES = """
-            SELECT :id, :environment, :taskId, :queue,
-                   CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
-                   cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
-                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId,
-                   due.run_at > statement_timestamp(), cast(:traceContext AS jsonb)
-            FROM (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
-                         AS run_at) due%s
-            """;
-
-    private static final String RUN_COLUMNS = """
-            INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
-                                       idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
-                                       run_at, created_at, updated_at, source_type, source_run_id, created_scheduled,
-                                       trace_context)
-            """;
-
-    /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
-    private static final String ON_SINGLETON_CONFLICT = """
-            ON CONFLICT (environment, task_id, singleton_key)
-                WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
-            DO NOTHING
-            RETURNING *
-            """;
-
-    private static final String CREATED = """
-            SELECT true AS created, inserted_run.* FROM inserted_run
-            """;
-
-    private static final String ADMIT_WITHOUT_IDEMPOTENCY_KEY =
-            "WITH inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + ON_SINGLETON_CONFLICT + ")\n" + CREATED;
-
-    /**
-     * S-IK-1, S-SK-4: the key's owner answers if it has one; only otherwise is the run inserted, with both partial
-     * unique indexes arbitrating. Reading the owner first spares a duplicate forming and probing a new row.
-     */
-    private static final String ADMIT_WITH_IDEMPOTENCY_KEY = "WITH current_owner AS (\n"
-            + "    SELECT r.* FROM {schema}.runs r WHERE " + KeyOwnership.keyIs("r") + "\n AND "
-            + KeyOwnership.owns("r") + "\n), inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
-            WHERE NOT EXISTS (SELECT FROM current_owner)
-            ON CONFLICT DO NOTHING
-            RETURNING *
-            )
-            """ + CREATED + """
-            UNION ALL
-            SELECT false, current_owner.* FROM current_owner
-            """;
 
     /**
      * Why a keyed run was not inserted, read in one snapshot: the key's owner if it has one (S-SK-3: the key is
@@ -134,15 +82,7 @@ public final class RunAdmissions {
 
     private final SingletonConflicts conflicts;
 
-    private final String environment;
-
-    private final String admitWithKey;
-
-    private final String admitWithoutKey;
-
-    private final String admitWithKeyBounded;
-
-    private final String admitWithoutKeyBounded;
+    private final SingleAdmissions singles;
 
     private final String releaseExpiredHolder;
 
@@ -167,12 +107,7 @@ public final class RunAdmissions {
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.owners = new CurrentOwners(jdbc, sql, environment);
-        this.environment = environment;
-        this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY.formatted(""));
-        this.admitWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY.formatted(""));
-        this.admitWithKeyBounded = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
-        this.admitWithoutKeyBounded =
-                sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+        this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
         this.refusedBy = sql.format(REFUSED_BY);
     }
@@ -228,16 +163,13 @@ public final class RunAdmissions {
      * run, with the group's lock bound; {@code null} when it did not settle the run.
      */
     private @Nullable Admission admitBounded(NewRun run) {
-        MapSqlParameterSource params = parameters(run);
+        MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            return jdbc.sql(admitWithoutKeyBounded)
-                    .paramSource(params)
-                    .query(RunRowMapper.INSTANCE)
-                    .optional()
+            return singles.insertWithoutKey(params, true)
                     .<Admission>map(Admission.Created::new)
                     .orElse(null);
         }
-        return admitWithKey(admitWithKeyBounded, params).orElse(null);
+        return singles.admitWithKey(params, true).orElse(null);
     }
 
     private Admission admitAlone(NewRun run) {
@@ -361,16 +293,13 @@ public final class RunAdmissions {
      * key's holder was a run whose retention had passed and has just been released.
      */
     private @Nullable Admission admitOnce(NewRun run) {
-        MapSqlParameterSource params = parameters(run);
+        MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            Optional<Run> created = jdbc.sql(admitWithoutKey)
-                    .paramSource(params)
-                    .query(RunRowMapper.INSTANCE)
-                    .optional();
+            Optional<Run> created = singles.insertWithoutKey(params, false);
             return created.<Admission>map(Admission.Created::new)
                     .orElseGet(() -> superseding(run) ? conflicts.supersede(run, this::insertRun) : singletonHeld(run));
         }
-        Optional<Admission> answer = admitWithKey(admitWithKey, params);
+        Optional<Admission> answer = singles.admitWithKey(params, false);
         if (answer.isPresent()) {
             return answer.get();
         }
@@ -392,16 +321,6 @@ public final class RunAdmissions {
         return superseding(run) ? conflicts.supersede(run, this::insertRun) : refusal.get();
     }
 
-    private Optional<Admission> admitWithKey(String statement, MapSqlParameterSource params) {
-        return jdbc.sql(statement)
-                .paramSource(params)
-                .<Admission>query((rs, rowNum) -> {
-                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-                    return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
-                })
-                .optional();
-    }
-
     /**
      * Under {@code SUPERSEDE} the refused run is inserted after its singleton holder was superseded, in the same
      * transaction ({@link SingletonConflicts#supersede}). A concurrent duplicate of its idempotency key waits for
@@ -416,14 +335,11 @@ public final class RunAdmissions {
      * key took the key meanwhile (the admission then starts over and finds that run).
      */
     private Optional<Run> insertRun(NewRun run) {
-        MapSqlParameterSource params = parameters(run);
+        MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            return jdbc.sql(admitWithoutKey)
-                    .paramSource(params)
-                    .query(RunRowMapper.INSTANCE)
-                    .optional();
+            return singles.insertWithoutKey(params, false);
         }
-        return admitWithKey(admitWithKey, params)
+        return singles.admitWithKey(params, false)
                 .filter(Admission.Created.class::isInstance)
                 .map(answer -> ((Admission.Created) answer).run());
     }
@@ -435,32 +351,5 @@ public final class RunAdmissions {
         }
         UUID owner = reads.findActiveSingletonOwner(run.taskId(), singletonKey).orElse(null);
         return owner == null ? null : new Admission.SingletonHeld(singletonKey, owner);
-    }
-
-    private MapSqlParameterSource parameters(NewRun run) {
-        return new MapSqlParameterSource()
-                .addValue("id", run.id(), Types.OTHER)
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("taskId", run.taskId(), Types.VARCHAR)
-                .addValue("queue", run.queue(), Types.VARCHAR)
-                .addValue("payload", run.payloadJson(), Types.VARCHAR)
-                .addValue("idempotencyKey", run.idempotencyKey(), Types.VARCHAR)
-                .addValue(
-                        "idempotencyKeyTtlMs",
-                        run.idempotencyKeyTtl() == null
-                                ? null
-                                : run.idempotencyKeyTtl().toMillis(),
-                        Types.BIGINT)
-                .addValue("singletonKey", run.singletonKey(), Types.VARCHAR)
-                .addValue("concurrencyKey", run.concurrencyKey(), Types.VARCHAR)
-                .addValue("maxAttempts", run.maxAttempts(), Types.INTEGER)
-                .addValue(
-                        "runAt",
-                        run.runAt() == null ? null : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC),
-                        Types.TIMESTAMP_WITH_TIMEZONE)
-                .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT)
-                .addValue("sourceType", run.sourceType(), Types.VARCHAR)
-                .addValue("sourceRunId", run.sourceRunId(), Types.OTHER)
-                .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR);
     }
 }
