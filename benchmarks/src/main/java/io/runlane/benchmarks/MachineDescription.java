@@ -17,11 +17,15 @@ record MachineDescription(
         String postgres,
         String postgresSettings) {
 
-    /** Settings that change what a commit or a read costs, so that results from different servers compare. */
+    /**
+     * Settings that change what a commit or a read costs, or which plans the server keeps (autovacuum also analyses
+     * tables), so that results from different servers compare.
+     */
     private static final String SETTINGS = """
             SELECT 'fsync=' || current_setting('fsync') || ', synchronous_commit=' || current_setting('synchronous_commit')
                    || ', shared_buffers=' || current_setting('shared_buffers')
                    || ', max_connections=' || current_setting('max_connections')
+                   || ', autovacuum=' || current_setting('autovacuum')
             """;
 
     static MachineDescription describe(BenchmarkDatabase database, JdbcTemplate jdbc) {
