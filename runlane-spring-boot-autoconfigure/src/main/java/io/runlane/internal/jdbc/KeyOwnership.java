@@ -43,6 +43,14 @@ final class KeyOwnership {
                         .formatted(alias, retainedUntil(alias));
     }
 
+    /**
+     * The run that owns key {@code :idempotencyKey} of task {@code :taskId} now, if any, as a query: what a duplicate
+     * trigger is answered with.
+     */
+    static String currentOwner(String alias) {
+        return "SELECT %1$s.* FROM {schema}.runs %1$s WHERE".formatted(alias) + keyIs(alias) + "\n AND" + owns(alias);
+    }
+
     /** The owner of key {@code :idempotencyKey} of task {@code :taskId}, as run {@code alias}. */
     static String keyIs(String alias) {
         return " %1$s.environment = :environment AND %1$s.task_id = :taskId AND %1$s.idempotency_key = :idempotencyKey"

@@ -92,8 +92,6 @@ public final class RunAdmissions {
 
     private final CreatedShare createdShare = new CreatedShare();
 
-    private final CurrentOwners owners;
-
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -106,7 +104,6 @@ public final class RunAdmissions {
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
-        this.owners = new CurrentOwners(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
         this.refusedBy = sql.format(REFUSED_BY);
@@ -130,12 +127,13 @@ public final class RunAdmissions {
 
     /**
      * While most recent triggers returned an existing run, a keyed trigger reads its key's owner first ({@link
-     * CurrentOwners}): a duplicate is answered by that lookup, and only a key without an owner takes the admission
-     * statement, in a second round trip.
+     * RunReads#findCurrentOwner}, a lookup in the owners' index): a duplicate is answered by that lookup, and only a
+     * key without an owner takes the admission statement, which prepares the runs table and its indexes for an insert
+     * even when it inserts nothing, in a second round trip.
      */
     private Admission ownerFirst(NewRun run) {
         String key = run.idempotencyKey();
-        Optional<Run> owner = key == null ? Optional.empty() : owners.find(run.taskId(), key);
+        Optional<Run> owner = key == null ? Optional.empty() : reads.findCurrentOwner(run.taskId(), key);
         return owner.<Admission>map(Admission.Existing::new).orElseGet(() -> admitAlone(run));
     }
 

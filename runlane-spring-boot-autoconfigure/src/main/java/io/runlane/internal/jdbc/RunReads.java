@@ -37,8 +37,7 @@ public final class RunReads {
             """;
 
     /** S-IK-2, S-IK-3, S-IK-10: an owner counts while active or until its retention passes. */
-    private static final String CURRENT_OWNER =
-            "SELECT r.* FROM {schema}.runs r WHERE " + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.owns("r");
+    private static final String CURRENT_OWNER = KeyOwnership.currentOwner("r");
 
     private static final String ACTIVE_SINGLETON_OWNER = """
             SELECT id FROM {schema}.runs

@@ -54,13 +54,13 @@ final class SingleAdmissions {
      * unique indexes arbitrating. Reading the owner first spares a duplicate forming and probing a new row.
      */
     private static final String ADMIT_WITH_IDEMPOTENCY_KEY = "WITH current_owner AS (\n"
-            + "    SELECT r.* FROM {schema}.runs r WHERE " + KeyOwnership.keyIs("r") + "\n AND "
-            + KeyOwnership.owns("r") + "\n), inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
+            + KeyOwnership.currentOwner("r") + "\n), inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
             WHERE NOT EXISTS (SELECT FROM current_owner)
             ON CONFLICT DO NOTHING
             RETURNING *
             )
-            """ + CREATED + """
+            """ + CREATED
+            + """
             UNION ALL
             SELECT false, current_owner.* FROM current_owner
             """;
