@@ -2,8 +2,6 @@ package io.runlane.internal.jdbc;
 
 import io.runlane.Run;
 import java.sql.Types;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -21,9 +19,10 @@ final class SingleAdmissions {
             SELECT :id, :environment, :taskId, :queue,
                    CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
-                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType, :sourceRunId,
+                   :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType,
+                   cast(:sourceRunId AS uuid),
                    due.run_at > statement_timestamp(), cast(:traceContext AS jsonb)
-            FROM (SELECT coalesce(:runAt, statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
+            FROM (SELECT coalesce(cast(:runAt AS timestamptz), statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due%s
             """;
 
@@ -106,7 +105,11 @@ final class SingleAdmissions {
                 .optional();
     }
 
-    /** The statements' parameters for {@code run}; the other admission statements name some of them too. */
+    /**
+     * The statements' parameters for {@code run}; the other admission statements name some of them too. The optional
+     * time and source run go as text for the statement to cast, so that no parameter's type is left unspecified when
+     * it is {@code null} (S-OP-13, {@link TextParameters}).
+     */
     MapSqlParameterSource parameters(NewRun run) {
         return new MapSqlParameterSource()
                 .addValue("id", run.id(), Types.OTHER)
@@ -124,13 +127,10 @@ final class SingleAdmissions {
                 .addValue("singletonKey", run.singletonKey(), Types.VARCHAR)
                 .addValue("concurrencyKey", run.concurrencyKey(), Types.VARCHAR)
                 .addValue("maxAttempts", run.maxAttempts(), Types.INTEGER)
-                .addValue(
-                        "runAt",
-                        run.runAt() == null ? null : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC),
-                        Types.TIMESTAMP_WITH_TIMEZONE)
+                .addValue("runAt", TextParameters.timestamp(run.runAt()), Types.VARCHAR)
                 .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT)
                 .addValue("sourceType", run.sourceType(), Types.VARCHAR)
-                .addValue("sourceRunId", run.sourceRunId(), Types.OTHER)
+                .addValue("sourceRunId", TextParameters.uuid(run.sourceRunId()), Types.VARCHAR)
                 .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR);
     }
 }
