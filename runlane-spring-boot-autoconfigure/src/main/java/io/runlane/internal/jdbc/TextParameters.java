@@ -12,16 +12,16 @@ import org.jspecify.annotations.Nullable;
  * Sync} and waits for its answer before every execution of it that returns a text or JSON column: a second round
  * trip (S-OP-13). Text is typed whether or not it is {@code null}.
  */
-final class TextParameters {
+public final class TextParameters {
 
     private TextParameters() {}
 
-    static @Nullable String uuid(@Nullable UUID id) {
+    public static @Nullable String uuid(@Nullable UUID id) {
         return id == null ? null : id.toString();
     }
 
     /** ISO-8601 in UTC, rounded half up to the microsecond that PostgreSQL keeps, as the driver rounds a timestamp. */
-    static @Nullable String timestamp(@Nullable Instant at) {
+    public static @Nullable String timestamp(@Nullable Instant at) {
         return at == null
                 ? null
                 : at.plusNanos(500).truncatedTo(ChronoUnit.MICROS).toString();

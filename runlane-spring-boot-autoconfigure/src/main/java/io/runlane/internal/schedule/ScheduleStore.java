@@ -4,13 +4,13 @@ import io.runlane.CatchUpPolicy;
 import io.runlane.OverlapPolicy;
 import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.jdbc.TextParameters;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -48,7 +48,7 @@ final class ScheduleStore {
             INSERT INTO {schema}.schedules AS s (environment, id, task_id, cron, every_ms, zone, payload, overlap,
                 catch_up, declared, next_fire_at, created_at, updated_at)
             VALUES (:environment, :id, :taskId, :cron, :everyMs, :zone, CAST(:payload AS jsonb), :overlap, :catchUp,
-                :declared, :nextFireAt, now(), now())
+                :declared, cast(:nextFireAt AS timestamptz), now(), now())
             ON CONFLICT (environment, id) DO UPDATE SET
                 task_id = EXCLUDED.task_id, cron = EXCLUDED.cron, every_ms = EXCLUDED.every_ms, zone = EXCLUDED.zone,
                 payload = EXCLUDED.payload, overlap = EXCLUDED.overlap, catch_up = EXCLUDED.catch_up,
@@ -78,8 +78,9 @@ final class ScheduleStore {
     /** Advances a claimed schedule past the occurrences just handled, in the claiming transaction (S-SC-2). */
     private static final String ADVANCE = """
             UPDATE {schema}.schedules
-            SET next_fire_at = :nextFireAt, last_fire_at = coalesce(:lastFireAt, last_fire_at),
-                last_run_id = coalesce(:lastRunId, last_run_id), skipped_count = skipped_count + :skipped,
+            SET next_fire_at = cast(:nextFireAt AS timestamptz),
+                last_fire_at = coalesce(cast(:lastFireAt AS timestamptz), last_fire_at),
+                last_run_id = coalesce(cast(:lastRunId AS uuid), last_run_id), skipped_count = skipped_count + :skipped,
                 updated_at = now()
             WHERE environment = :environment AND id = :id""";
 
@@ -171,7 +172,7 @@ final class ScheduleStore {
                 .addValue("overlap", schedule.overlap().name())
                 .addValue("catchUp", schedule.catchUp().name())
                 .addValue("declared", declared)
-                .addValue("nextFireAt", timestamp(nextFireAt), Types.TIMESTAMP_WITH_TIMEZONE);
+                .addValue("nextFireAt", TextParameters.timestamp(nextFireAt), Types.VARCHAR);
         return jdbc.sql(upsert)
                 .paramSource(params)
                 .query(String.class)
@@ -197,9 +198,9 @@ final class ScheduleStore {
             @Nullable UUID lastRunId,
             int skipped) {
         MapSqlParameterSource params = params().addValue("id", id)
-                .addValue("nextFireAt", timestamp(nextFireAt), Types.TIMESTAMP_WITH_TIMEZONE)
-                .addValue("lastFireAt", timestamp(lastFireAt), Types.TIMESTAMP_WITH_TIMEZONE)
-                .addValue("lastRunId", lastRunId, Types.OTHER)
+                .addValue("nextFireAt", TextParameters.timestamp(nextFireAt), Types.VARCHAR)
+                .addValue("lastFireAt", TextParameters.timestamp(lastFireAt), Types.VARCHAR)
+                .addValue("lastRunId", TextParameters.uuid(lastRunId), Types.VARCHAR)
                 .addValue("skipped", skipped);
         jdbc.sql(advance).paramSource(params).update();
     }
@@ -235,10 +236,6 @@ final class ScheduleStore {
 
     private MapSqlParameterSource params() {
         return new MapSqlParameterSource().addValue("environment", environment);
-    }
-
-    private static @Nullable OffsetDateTime timestamp(@Nullable Instant instant) {
-        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
     private static StoredSchedule schedule(ResultSet rs) throws SQLException {

@@ -5,6 +5,7 @@ import io.runlane.RunStatus;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.RunRowMapper;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.jdbc.TextParameters;
 import io.runlane.internal.signal.SignalWakeUps;
 import io.runlane.internal.worker.DueRunNotifier;
 import java.sql.Types;
@@ -70,7 +71,7 @@ public final class RunParking {
                 .addValue("id", runId, Types.OTHER)
                 .addValue("token", token, Types.BIGINT)
                 .addValue("actor", worker, Types.VARCHAR)
-                .addValue("awaitingRunId", request.awaitingRunId(), Types.OTHER)
+                .addValue("awaitingRunId", TextParameters.uuid(request.awaitingRunId()), Types.VARCHAR)
                 .addValue("awaitingSignal", request.awaitingSignal(), Types.VARCHAR)
                 .addValue(
                         "wakeAt",
