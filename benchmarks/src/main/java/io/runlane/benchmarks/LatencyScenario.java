@@ -5,12 +5,20 @@ import io.runlane.internal.ExecutionSettings;
 import io.runlane.internal.RunlaneEngine;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Trigger-to-start latency with an idle worker (8 slots, the default 1 s poll interval): from the trigger call to the
  * first line of the handler. An idle worker learns of a new run from the trigger's notification, not from polling.
+ * Beside it, the same path in plain JDBC: an insert and its commit, then a waiting thread that updates the row and
+ * commits, as a claim does. Two commits in a row are what any trigger-then-claim design pays; on an idle machine
+ * each costs more than under load.
  */
 final class LatencyScenario implements Scenario {
 
@@ -32,11 +40,13 @@ final class LatencyScenario implements Scenario {
             List<Latencies> rounds = new ArrayList<>();
             List<Latencies> calls = new ArrayList<>();
             List<Latencies> pickUps = new ArrayList<>();
+            List<Latencies> floors = new ArrayList<>();
             for (int round = 0; round < context.options().rounds(); round++) {
                 Latencies[] sampled = sample(engine, samples);
                 rounds.add(sampled[0]);
                 calls.add(sampled[1]);
                 pickUps.add(sampled[2]);
+                floors.add(plainInsertThenClaim(context.jdbc(), samples));
             }
             Latencies.Series series = new Latencies.Series("trigger to handler start, idle worker", rounds);
             report.latency(series);
@@ -45,18 +55,55 @@ final class LatencyScenario implements Scenario {
             Latencies.Series pickUp =
                     new Latencies.Series("of which trigger return to handler start, idle worker", pickUps);
             report.latency(pickUp);
+            Latencies.Series floor = new Latencies.Series(
+                    "plain JDBC: insert + commit, then a waiting thread's update + commit, idle", floors);
+            report.latency(floor);
             context.progress(
-                    "latency, idle worker: p50 %s ms, p99 %s ms; trigger call p99 %s ms, return to start p99 %s ms",
+                    "latency, idle worker: p50 %s ms, p99 %s ms; trigger call p99 %s ms, return to start p99 %s ms;"
+                            + " plain JDBC insert then update p50 %s ms, p99 %s ms",
                     series.p50().format(2),
                     series.p99().format(2),
                     call.p99().format(2),
-                    pickUp.p99().format(2));
+                    pickUp.p99().format(2),
+                    floor.p50().format(2),
+                    floor.p99().format(2));
             report.target(
                     Goal.IDLE_LATENCY,
                     series.p99().median(),
-                    "the median of the rounds' p99, " + samples + " samples per round");
+                    "the median of the rounds' p99, " + samples + " samples per round; plain JDBC insert + commit"
+                            + " then another thread's update + commit: p99 "
+                            + floor.p99().format(2) + " ms");
         } finally {
             engine.worker().stop();
+        }
+    }
+
+    /**
+     * From an insert to the moment a waiting thread has updated the inserted row, each in its own commit, with the
+     * same pauses as the trigger samples, in milliseconds.
+     */
+    private static Latencies plainInsertThenClaim(JdbcTemplate jdbc, int samples) throws Exception {
+        String insert =
+                "INSERT INTO " + BenchmarkContext.SCHEMA + ".baseline (id, payload) VALUES (?, cast(? AS jsonb))";
+        String claim = "UPDATE " + BenchmarkContext.SCHEMA
+                + ".baseline SET payload = cast(? AS jsonb) WHERE id = ? RETURNING id";
+        ExecutorService claimer = Executors.newSingleThreadExecutor();
+        try {
+            List<Double> millis = new ArrayList<>();
+            for (int i = 0; i < samples; i++) {
+                UUID id = UUID.randomUUID();
+                long before = System.nanoTime();
+                jdbc.update(insert, id, "{\"index\":" + i + "}");
+                Future<Long> claimed = claimer.submit(() -> {
+                    jdbc.queryForObject(claim, UUID.class, "{\"claimed\":true}", id);
+                    return System.nanoTime();
+                });
+                millis.add((claimed.get(10, TimeUnit.SECONDS) - before) / 1e6);
+                Thread.sleep(PAUSE_MILLIS);
+            }
+            return new Latencies(millis);
+        } finally {
+            claimer.shutdownNow();
         }
     }
 
