@@ -20,10 +20,16 @@ public final class TextParameters {
         return id == null ? null : id.toString();
     }
 
-    /** ISO-8601 in UTC, rounded half up to the microsecond that PostgreSQL keeps, as the driver rounds a timestamp. */
+    /**
+     * ISO-8601 in UTC, rounded half up to the microsecond that PostgreSQL keeps, as the driver rounds a timestamp. A
+     * year past 9999 goes without the sign that {@link Instant#toString()} gives it, which PostgreSQL would read as a
+     * time zone.
+     */
     public static @Nullable String timestamp(@Nullable Instant at) {
-        return at == null
-                ? null
-                : at.plusNanos(500).truncatedTo(ChronoUnit.MICROS).toString();
+        if (at == null) {
+            return null;
+        }
+        String text = at.plusNanos(500).truncatedTo(ChronoUnit.MICROS).toString();
+        return text.startsWith("+") ? text.substring(1) : text;
     }
 }
