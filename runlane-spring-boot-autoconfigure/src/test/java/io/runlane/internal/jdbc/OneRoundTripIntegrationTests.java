@@ -10,12 +10,14 @@ import io.runlane.RunContext;
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.ScheduleDefinition;
 import io.runlane.Task;
 import io.runlane.TaskFunction;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.ScheduleSettings;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -92,15 +94,16 @@ class OneRoundTripIntegrationTests {
         config.setMaximumPoolSize(CONNECTIONS);
         config.addDataSourceProperty("prepareThreshold", 1);
         dataSource = new HikariDataSource(config);
-        runlane = TestRunlane.withExecution(
+        runlane = TestRunlane.withSchedules(
                         dataSource,
                         TestDatabase.freshSchema(dataSource, "roundtrip"),
-                        settings -> settings,
+                        new ScheduleSettings(Duration.ofSeconds(1), Duration.ofHours(4)),
                         ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
                         EngineListener.NONE,
                         new Child(),
                         new Parent())
-                .startWorker();
+                .startWorker()
+                .startFirer();
         forcedSyncs = new ForcedSyncRecorder();
     }
 
@@ -112,8 +115,8 @@ class OneRoundTripIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-OP-13: triggers of every shape, steps, sleeps, child runs, signals and reads each take one round"
-            + " trip")
+    @DisplayName("S-OP-13: triggers of every shape, steps, sleeps, child runs, signals, schedules and reads each take"
+            + " one round trip")
     void everyStatementTakesOneRoundTrip() {
         RunlaneTemplate template = runlane.template();
         for (int round = 0; round <= CONNECTIONS; round++) {
@@ -164,6 +167,16 @@ class OneRoundTripIntegrationTests {
             template.runs().steps(parent);
             template.runs().signals(parent);
             template.runs().findCurrent("roundtrip.parent", "parent-" + round);
+
+            template.schedules()
+                    .upsert(ScheduleDefinition.builder("every-minute", "roundtrip.child")
+                            .every(Duration.ofMinutes(round + 1))
+                            .payload(new Child.Payload("scheduled"))
+                            .build());
+            template.schedules().triggerNow("every-minute");
+            template.schedules().pause("every-minute");
+            template.schedules().resume("every-minute");
+            template.schedules().list();
         }
 
         assertThat(forcedSyncs.statementsAfterForcedSync()).isEmpty();
