@@ -35,7 +35,7 @@ class TextParametersIntegrationTests {
         dataSource.close();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "S-OP-13: {0} sent as text is the time the driver binds")
     @ValueSource(
             strings = {
                 "2026-12-01T02:11:11.123456499Z",
@@ -56,7 +56,7 @@ class TextParametersIntegrationTests {
         assertThat(asText).isEqualTo(bound);
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "S-OP-13: id {0} sent as text is the id, and null stays null")
     @ValueSource(strings = {"01a22f60-d7bf-75ff-bfe2-971133649ebf", "00000000-0000-0000-0000-000000000000"})
     void anIdAsTextIsTheId(String id) {
         UUID uuid = UUID.fromString(id);
