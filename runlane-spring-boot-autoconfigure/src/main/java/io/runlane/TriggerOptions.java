@@ -158,13 +158,19 @@ public final class TriggerOptions {
             return this;
         }
 
-        /** Runs no earlier than this long after the trigger (database clock); exclusive with {@link #runAt}. */
+        /**
+         * Runs no earlier than this long after the trigger (database clock); exclusive with {@link #runAt}. At most
+         * 1,000 years (S-ID-10).
+         */
         public Builder delay(@Nullable Duration delay) {
             this.delay = delay;
             return this;
         }
 
-        /** Runs no earlier than this instant (database clock); exclusive with {@link #delay}. */
+        /**
+         * Runs no earlier than this instant (database clock); exclusive with {@link #delay}. In the years 1 to 9999
+         * (S-ID-10).
+         */
         public Builder runAt(@Nullable Instant runAt) {
             this.runAt = runAt;
             return this;

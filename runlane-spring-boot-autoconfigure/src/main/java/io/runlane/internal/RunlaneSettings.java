@@ -3,6 +3,7 @@ package io.runlane.internal;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.registry.TimeRules;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -28,6 +29,7 @@ public record RunlaneSettings(
     public RunlaneSettings {
         KeyRules.requireValid("runlane.environment", environment);
         SchemaName.requireValid(schema);
+        TimeRules.requireTtl("runlane.idempotency.default-ttl", defaultIdempotencyKeyTtl);
         if (defaultMaxAttempts < 1) {
             throw new ConfigurationInvalidException(
                     "runlane.retry.max-attempts", "must be at least 1, but was " + defaultMaxAttempts);

@@ -145,6 +145,10 @@ class TaskDefinitionReaderTests {
                 Arguments.of("an idempotencyKeyTtl with an unknown unit", new BadTtlTask(), "'1x'"),
                 Arguments.of("an idempotencyKeyTtl without a unit", new UnitlessTtlTask(), "'30'"),
                 Arguments.of("a zero idempotencyKeyTtl", new ZeroTtlTask(), "'0s'"),
+                Arguments.of(
+                        "an idempotencyKeyTtl over 1,000 years (S-ID-10)",
+                        new MillennialTtlTask(),
+                        "idempotencyKeyTtl must be at most 365250 days"),
                 Arguments.of("a negative maxAttempts", new NegativeMaxAttemptsTask(), "maxAttempts"),
                 Arguments.of("a backoff that is no duration", new BadBackoffTask(), "backoff"),
                 Arguments.of("a zero backoff", new ZeroBackoffTask(), "backoff"),
@@ -289,6 +293,12 @@ class TaskDefinitionReaderTests {
 
     @Task(id = "reader.zero-ttl", idempotencyKeyTtl = "0s")
     public static class ZeroTtlTask implements TaskHandler<Empty> {
+        @Override
+        public void run(Empty payload, RunContext context) {}
+    }
+
+    @Task(id = "reader.millennial-ttl", idempotencyKeyTtl = "365251d")
+    public static class MillennialTtlTask implements TaskHandler<Empty> {
         @Override
         public void run(Empty payload, RunContext context) {}
     }

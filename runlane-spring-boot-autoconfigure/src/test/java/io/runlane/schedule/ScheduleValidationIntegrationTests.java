@@ -104,6 +104,18 @@ class ScheduleValidationIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-ID-10: an interval longer than 1,000 years is refused")
+    void intervalOver1000Years() {
+        assertRefused(
+                () -> schedules.upsert(report("millennial")
+                        .every(Duration.ofDays(365_250).plusSeconds(1))
+                        .build()),
+                "millennial",
+                "every",
+                "at most 365250 days");
+    }
+
+    @Test
     @DisplayName("S-SC-5: both or neither of cron and every are refused")
     void cronXorEvery() {
         assertRefused(

@@ -2,13 +2,10 @@ package io.runlane.internal.jdbc;
 
 import io.runlane.Run;
 import java.sql.Types;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -120,14 +117,7 @@ final class BatchAdmissions {
                 .addValue("singletonKeys", texts(runs, NewRun::singletonKey))
                 .addValue("concurrencyKeys", texts(runs, NewRun::concurrencyKey))
                 .addValue("maxAttempts", texts(runs, run -> Integer.toString(run.maxAttempts())))
-                .addValue(
-                        "runAts",
-                        texts(
-                                runs,
-                                run -> run.runAt() == null
-                                        ? null
-                                        : OffsetDateTime.ofInstant(run.runAt(), ZoneOffset.UTC)
-                                                .toString()))
+                .addValue("runAts", texts(runs, run -> TextParameters.timestamp(run.runAt())))
                 .addValue(
                         "delays",
                         texts(
@@ -136,7 +126,7 @@ final class BatchAdmissions {
                                         ? null
                                         : Long.toString(run.delay().toMillis())))
                 .addValue("sourceTypes", texts(runs, NewRun::sourceType))
-                .addValue("sourceRunIds", texts(runs, run -> Objects.toString(run.sourceRunId(), null)))
+                .addValue("sourceRunIds", texts(runs, run -> TextParameters.uuid(run.sourceRunId())))
                 .addValue("traceContexts", texts(runs, run -> TraceContextColumn.encode(run.traceContext())));
         Map<UUID, Integer> positionById = new HashMap<>();
         for (int i = 0; i < runs.size(); i++) {

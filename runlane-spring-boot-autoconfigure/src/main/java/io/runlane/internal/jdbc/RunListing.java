@@ -5,8 +5,10 @@ import io.runlane.Page;
 import io.runlane.Run;
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
+import io.runlane.internal.registry.TimeRules;
 import java.nio.charset.StandardCharsets;
 import java.sql.Types;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -110,8 +112,9 @@ public final class RunListing {
         }
     }
 
-    private static @Nullable OffsetDateTime timestamp(java.time.@Nullable Instant instant) {
-        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    private static @Nullable OffsetDateTime timestamp(@Nullable Instant instant) {
+        Instant bound = TimeRules.clamp(instant);
+        return bound == null ? null : OffsetDateTime.ofInstant(bound, ZoneOffset.UTC);
     }
 
     static String encode(UUID lastId) {

@@ -129,7 +129,7 @@ public final class TaskDefinitionReader {
 
     private static IdempotencyKeyTtl ttl(Class<?> handlerClass, String value) {
         try {
-            return IdempotencyKeyTtl.parse(value);
+            return TimeRules.requireTtl("idempotencyKeyTtl", IdempotencyKeyTtl.parse(value));
         } catch (RunlaneException ex) {
             throw new TaskDeclarationException(handlerClass, ex.getMessage(), ex);
         }

@@ -20,6 +20,9 @@ public final class RunResults {
     /** How often a caller re-reads the run when no notification arrives. */
     static final Duration POLL_INTERVAL = Duration.ofSeconds(1);
 
+    /** The longest wait for a result, about 146 years: a longer timeout waits this long (S-ID-10). */
+    static final Duration LONGEST_WAIT = Duration.ofNanos(Long.MAX_VALUE / 2);
+
     private final RunReads reads;
 
     private final ResultCodec codec;
@@ -52,7 +55,7 @@ public final class RunResults {
         if (timeout.isNegative()) {
             throw new ConfigurationInvalidException("timeout", "must not be negative, but was " + timeout);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + (timeout.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : timeout).toNanos();
         RunEndings.Subscription subscription = endings.subscribe(runId);
         try {
             while (true) {

@@ -7,6 +7,7 @@ import io.runlane.TaskNotFoundException;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.registry.TimeRules;
 import io.runlane.internal.trigger.PayloadCodec;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -120,6 +121,10 @@ final class ScheduleValidator {
             if (every.compareTo(MIN_INTERVAL) < 0 || every.getNano() % 1_000_000 != 0) {
                 throw new ScheduleInvalidException(
                         id, "every", "must be at least 1s in whole milliseconds, but was " + every);
+            }
+            String tooLong = TimeRules.violation(every);
+            if (tooLong != null) {
+                throw new ScheduleInvalidException(id, "every", tooLong);
             }
             return Recurrence.every(every);
         }

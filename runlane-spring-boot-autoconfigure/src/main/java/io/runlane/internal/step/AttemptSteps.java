@@ -9,6 +9,7 @@ import io.runlane.StepContext;
 import io.runlane.StepFunction;
 import io.runlane.internal.jdbc.RunReads;
 import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.registry.TimeRules;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.signal.ReceivedSignal;
 import io.runlane.internal.signal.SignalInbox;
@@ -196,10 +197,7 @@ public final class AttemptSteps {
 
     public void sleep(String name, Duration duration) {
         enter(name);
-        Objects.requireNonNull(duration, "duration");
-        if (duration.isNegative()) {
-            throw new ConfigurationInvalidException("duration", "must not be negative, but was " + duration);
-        }
+        TimeRules.requireDuration("duration", duration);
         int occurrence = next(name);
         Instant wakeAt = timer(name, occurrence, duration);
         if (store.now().isBefore(wakeAt)) {
@@ -212,10 +210,7 @@ public final class AttemptSteps {
         String name = AWAIT_PREFIX + awaited;
         enter(name);
         Objects.requireNonNull(type, "type");
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new ConfigurationInvalidException("timeout", "must not be negative, but was " + timeout);
-        }
+        TimeRules.requireDuration("timeout", timeout);
         if (awaited.equals(runId)) {
             throw new ConfigurationInvalidException("runId", "must not be the awaiting run itself (" + runId + ")");
         }
@@ -256,10 +251,7 @@ public final class AttemptSteps {
         String name = SIGNAL_PREFIX + signalName;
         enter(name);
         Objects.requireNonNull(type, "type");
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new ConfigurationInvalidException("timeout", "must not be negative, but was " + timeout);
-        }
+        TimeRules.requireDuration("timeout", timeout);
         int occurrence = next(name);
         Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
         String json;

@@ -26,6 +26,7 @@ import io.runlane.internal.jdbc.RunTransitions;
 import io.runlane.internal.maintenance.PrunePass;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.registry.TimeRules;
 import io.runlane.internal.result.RunResults;
 import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.step.StepStore;
@@ -263,6 +264,7 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public PruneResult prune(PruneRequest request) {
         Objects.requireNonNull(request, "request");
+        TimeRules.requireDuration("olderThan", request.olderThan());
         long deleted = 0;
         int batches = 0;
         boolean complete = true;

@@ -11,6 +11,7 @@ import io.runlane.internal.TraceContextCapture;
 import io.runlane.internal.jdbc.NewRun;
 import io.runlane.internal.registry.KeyRules;
 import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.registry.TimeRules;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Function;
@@ -86,9 +87,8 @@ public final class TriggerPlanner {
         if (delay != null && options.runAt() != null) {
             throw new ConfigurationInvalidException("delay", "cannot be combined with runAt; set one of them");
         }
-        if (delay != null && delay.isNegative()) {
-            throw new ConfigurationInvalidException("delay", "must not be negative, but was " + delay);
-        }
+        TimeRules.requireDurationOrNull("delay", delay);
+        TimeRules.requireInstantOrNull("runAt", options.runAt());
         SingletonConflictPolicy policy =
                 options.onSingletonConflict() != null ? options.onSingletonConflict() : task.onSingletonConflict();
         String signalName = KeyRules.requireValidOrNull("signalName", options.signalName());
@@ -155,7 +155,7 @@ public final class TriggerPlanner {
     /** The retention to store with the run: the call's, else the task's, else the configured default (S-IK-6). */
     private Duration retention(TaskDefinition task, @Nullable IdempotencyKeyTtl override) {
         IdempotencyKeyTtl ttl = override != null
-                ? override
+                ? TimeRules.requireTtl("idempotencyKeyTtl", override)
                 : task.idempotencyKeyTtl() != null ? task.idempotencyKeyTtl() : settings.defaultIdempotencyKeyTtl();
         return ttl.isActive() ? Duration.ZERO : ttl.duration();
     }

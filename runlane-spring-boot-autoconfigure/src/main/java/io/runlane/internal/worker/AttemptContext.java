@@ -1,15 +1,14 @@
 package io.runlane.internal.worker;
 
-import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunContext;
 import io.runlane.RunlaneTemplate;
 import io.runlane.StepAction;
 import io.runlane.StepFunction;
 import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.registry.TimeRules;
 import io.runlane.internal.result.ResultSink;
 import io.runlane.internal.step.AttemptSteps;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -84,10 +83,7 @@ final class AttemptContext implements RunContext, ResultSink {
 
     @Override
     public void release(Duration delay, String reason) {
-        Objects.requireNonNull(delay, "delay");
-        if (delay.isNegative()) {
-            throw new ConfigurationInvalidException("delay", "must not be negative, but was " + delay);
-        }
+        TimeRules.requireDuration("delay", delay);
         this.release = new Release(delay, reason == null ? "released" : reason);
     }
 
