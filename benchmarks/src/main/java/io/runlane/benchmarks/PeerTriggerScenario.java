@@ -58,8 +58,22 @@ final class PeerTriggerScenario implements Scenario {
         for (PeerEnqueue peer : peers) {
             operations.add((worker, sequence) -> peer.enqueue(prefix + sequence));
         }
+        String insert =
+                "INSERT INTO " + BenchmarkContext.SCHEMA + ".baseline (id, payload) VALUES (?, cast(? AS jsonb))";
+        operations.add((worker, sequence) ->
+                context.jdbc().update(insert, UUID.randomUUID(), "{\"orderId\":\"" + prefix + sequence + "\"}"));
+        operations.add(new GroupedJdbcInsert(context.jdbc()));
         List<Rounds> measured = Measurement.compareAll(context.options(), THREADS, operations);
         Rounds runlaneRounds = measured.get(0);
+        Rounds insertRounds = measured.get(peers.size() + 1);
+        Rounds groupedRounds = measured.get(peers.size() + 2);
+        report.compare(FIGURE, THREADS, runlaneRounds, "JDBC single-row insert + commit (same rounds)", insertRounds);
+        report.compare(
+                FIGURE,
+                THREADS,
+                runlaneRounds,
+                "JDBC insert, the threads' rows grouped into one statement + commit (2 lanes)",
+                groupedRounds);
         PeerEnqueue fastest = null;
         Rounds fastestRounds = null;
         for (int i = 0; i < peers.size(); i++) {
@@ -74,6 +88,18 @@ final class PeerTriggerScenario implements Scenario {
                 fastestRounds = peerRounds;
             }
         }
+        report.note(String.format(
+                Locale.ROOT,
+                "Trigger against peers: 1.5 × the fastest peer (%s) is %s runs/s; in the same rounds a plain JDBC"
+                        + " single-row insert with its commit made %s/s (%s × the fastest peer), and plain JDBC with"
+                        + " the %d threads' rows grouped into shared statements and commits made %s/s (%s ×).",
+                fastest.name(),
+                ResultsWriter.format(1.5 * fastestRounds.median()),
+                ResultsWriter.format(insertRounds.median()),
+                ResultsWriter.format(insertRounds.median() / fastestRounds.median()),
+                THREADS,
+                ResultsWriter.format(groupedRounds.median()),
+                ResultsWriter.format(groupedRounds.median() / fastestRounds.median())));
         report.target(
                 Goal.TRIGGER_VS_PEERS,
                 runlaneRounds.median() / fastestRounds.median(),
