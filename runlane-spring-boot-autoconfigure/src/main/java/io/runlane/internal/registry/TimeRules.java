@@ -11,8 +11,7 @@ import org.jspecify.annotations.Nullable;
  * The rule of S-ID-10 for the times and durations Runlane stores or adds to the database clock. PostgreSQL keeps
  * timestamps from 4713 BC to the year 294276, and Runlane adds a stored duration to the time of a trigger or a finish,
  * or subtracts an age from the present, so it takes run-at times in the years 1 to 9999 and durations of up to 1,000
- * years.
- * Anything else is refused, naming the field, before anything is written, instead of failing untyped in the
+ * years. Anything else is refused, naming the field, before anything is written, instead of failing untyped in the
  * database or in {@link Duration#toMillis()}.
  */
 public final class TimeRules {
