@@ -2,6 +2,7 @@ package io.runlane.internal;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunStatus;
+import io.runlane.internal.registry.TimeRules;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -25,11 +26,11 @@ public record PruningSettings(
                 throw new ConfigurationInvalidException(
                         "runlane.pruning.retention", "names the active status " + status);
             }
-            if (age == null || age.isNegative()) {
-                throw new ConfigurationInvalidException(
-                        "runlane.pruning.retention." + status.name().toLowerCase(Locale.ROOT),
-                        "must not be negative, but was " + age);
+            String field = "runlane.pruning.retention." + status.name().toLowerCase(Locale.ROOT);
+            if (age == null) {
+                throw new ConfigurationInvalidException(field, "must be set");
             }
+            TimeRules.requireDuration(field, age);
         });
         if (interval == null || interval.isNegative() || interval.isZero()) {
             throw new ConfigurationInvalidException(

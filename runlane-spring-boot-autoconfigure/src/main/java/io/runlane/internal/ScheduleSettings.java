@@ -1,6 +1,7 @@
 package io.runlane.internal;
 
 import io.runlane.ConfigurationInvalidException;
+import io.runlane.internal.registry.TimeRules;
 import java.time.Duration;
 
 /**
@@ -17,10 +18,10 @@ public record ScheduleSettings(Duration pollInterval, Duration catchUpWindow) {
             throw new ConfigurationInvalidException(
                     "runlane.schedules.poll-interval", "must be positive, but was " + pollInterval);
         }
-        if (catchUpWindow == null || catchUpWindow.isNegative()) {
-            throw new ConfigurationInvalidException(
-                    "runlane.schedules.catch-up-window", "must not be negative, but was " + catchUpWindow);
+        if (catchUpWindow == null) {
+            throw new ConfigurationInvalidException("runlane.schedules.catch-up-window", "must be set");
         }
+        TimeRules.requireDuration("runlane.schedules.catch-up-window", catchUpWindow);
     }
 
     /** Polls every 10 seconds; catches up occurrences of the last hour. */

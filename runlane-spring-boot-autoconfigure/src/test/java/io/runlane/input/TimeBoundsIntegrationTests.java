@@ -21,8 +21,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.PruningSettings;
 import io.runlane.internal.RunlaneSettings;
-import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.ScheduleSettings;
 import io.runlane.internal.registry.TimeRules;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -299,16 +300,15 @@ class TimeBoundsIntegrationTests {
                 .isInstanceOfSatisfying(
                         ConfigurationInvalidException.class,
                         ex -> assertThat(ex.field()).isEqualTo("runlane.idempotency.default-ttl"));
-        assertThat(catchThrowable(() -> new PruningService(
-                        null,
-                        Map.of(RunStatus.SUCCEEDED, TOO_LONG),
-                        Duration.ofMinutes(1),
-                        100,
-                        Duration.ofSeconds(1),
-                        EngineListener.NONE)))
+        assertThat(catchThrowable(
+                        () -> PruningSettings.defaults().withRetention(Map.of(RunStatus.SUCCEEDED, TOO_LONG))))
                 .isInstanceOfSatisfying(
                         ConfigurationInvalidException.class,
                         ex -> assertThat(ex.field()).isEqualTo("runlane.pruning.retention.succeeded"));
+        assertThat(catchThrowable(() -> new ScheduleSettings(Duration.ofSeconds(10), TOO_LONG)))
+                .isInstanceOfSatisfying(
+                        ConfigurationInvalidException.class,
+                        ex -> assertThat(ex.field()).isEqualTo("runlane.schedules.catch-up-window"));
     }
 
     private static Run succeeded(UUID runId) {

@@ -3,12 +3,10 @@ package io.runlane.internal.maintenance;
 import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.RunPruner;
-import io.runlane.internal.registry.TimeRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
@@ -88,8 +86,6 @@ public final class PruningService extends PeriodicJob {
             EngineListener listener) {
         super("pruning", interval);
         this.prunePass = new PrunePass(pruner);
-        retention.forEach((status, age) -> TimeRules.requireDuration(
-                "runlane.pruning.retention." + status.name().toLowerCase(Locale.ROOT), age));
         this.retention = Map.copyOf(retention);
         this.batchSize = batchSize;
         this.timeBudget = timeBudget;
