@@ -173,7 +173,7 @@ public final class RunlaneEngine implements AutoCloseable {
     }
 
     public RunlaneEngine(
-            DataSource dataSource,
+            DataSource applicationDataSource,
             PlatformTransactionManager transactionManager,
             RunlaneSettings settings,
             ExecutionSettings execution,
@@ -183,6 +183,7 @@ public final class RunlaneEngine implements AutoCloseable {
             PayloadCodec payloads,
             EngineListener userListener,
             long maxResultBytes) {
+        DataSource dataSource = AutoCommitDataSource.of(applicationDataSource);
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
         SqlTemplate sql = new SqlTemplate(settings.schema());
