@@ -1,10 +1,13 @@
 package io.runlane.internal.jdbc;
 
+import java.lang.reflect.UndeclaredThrowableException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.CallbackPreferringPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -61,8 +64,40 @@ public final class ReadCommittedTransactions extends TransactionTemplate {
         return known;
     }
 
+    /**
+     * Runs {@code action} in a transaction (the caller's one when active). When the action fails and the rollback fails
+     * too, as both do when the connection is cut, the action's failure is thrown with the rollback's as suppressed, and
+     * nothing is logged here: {@link TransactionTemplate} would log the action's failure at {@code ERROR} with its stack
+     * trace and throw the rollback's, which only says the connection is closed. The loop that called reports the
+     * outage once (S-MO-4).
+     */
     @Override
     public <T> @Nullable T execute(TransactionCallback<T> action) throws TransactionException {
-        return isSessionDefault() ? super.execute(action) : readCommitted.execute(action);
+        TransactionTemplate definition = isSessionDefault() ? this : readCommitted;
+        PlatformTransactionManager manager = definition.getTransactionManager();
+        if (manager == null || manager instanceof CallbackPreferringPlatformTransactionManager) {
+            return definition == this ? super.execute(action) : readCommitted.execute(action);
+        }
+        TransactionStatus status = manager.getTransaction(definition);
+        T result;
+        try {
+            result = action.doInTransaction(status);
+        } catch (RuntimeException | Error ex) {
+            rollBack(manager, status, ex);
+            throw ex;
+        } catch (Throwable ex) {
+            rollBack(manager, status, ex);
+            throw new UndeclaredThrowableException(ex, "The transaction's work threw an undeclared checked exception");
+        }
+        manager.commit(status);
+        return result;
+    }
+
+    private static void rollBack(PlatformTransactionManager manager, TransactionStatus status, Throwable failure) {
+        try {
+            manager.rollback(status);
+        } catch (RuntimeException | Error rollbackFailure) {
+            failure.addSuppressed(rollbackFailure);
+        }
     }
 }
