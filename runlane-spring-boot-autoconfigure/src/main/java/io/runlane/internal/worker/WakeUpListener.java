@@ -13,14 +13,28 @@ import org.postgresql.PGNotification;
 /**
  * Listens on {@code runlane_<schema>} with one dedicated connection and wakes the worker when a trigger commits a
  * run that is due at once. Notifications sent by this instance's own {@link DueRunNotifier} are ignored: it woke the
- * worker in-process already, and waking it again would only cost a claim that finds nothing. Notifications are only a hint: polling stays the source of truth, so a lost connection
- * costs latency, never runs; the listener reconnects after a pause, whatever failed, errors included (S-MO-4).
+ * worker in-process already, and waking it again would only cost a claim that finds nothing. Notifications are only
+ * a hint: polling stays the source of truth, so a lost connection costs latency, never runs; the listener reconnects
+ * after a pause, whatever failed, errors included (S-MO-4).
+ *
+ * <p>Waiting for notifications cannot tell a quiet server from one that stopped answering (a hung primary keeps its
+ * connections open): every wait ends empty. So while no notification arrives, the listener asks the connection
+ * whether it is still valid every {@code healthCheckInterval}, bounded by the same time, and reconnects when it is not
+ * (S-MO-10).
  */
 final class WakeUpListener implements Runnable {
 
     private static final Log logger = LogFactory.getLog(WakeUpListener.class);
 
     private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(5);
+
+    /** The pause before the first reconnection of an outage: a failover's new primary is usually there by then. */
+    private static final Duration FIRST_RECONNECT_PAUSE = Duration.ofSeconds(1);
+
+    /** How often an idle listening connection is checked, unless the worker's settings say otherwise. */
+    static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(2);
+
+    private static final int NOTIFICATION_WAIT_MILLIS = 500;
 
     private final DataSource dataSource;
 
@@ -34,13 +48,21 @@ final class WakeUpListener implements Runnable {
 
     private boolean healthy = true;
 
+    private final Duration healthCheckInterval;
+
     private volatile Connection connection;
 
     WakeUpListener(DataSource dataSource, String schema, String ownOrigin, Runnable wakeUp) {
+        this(dataSource, schema, ownOrigin, wakeUp, DEFAULT_HEALTH_CHECK_INTERVAL);
+    }
+
+    WakeUpListener(
+            DataSource dataSource, String schema, String ownOrigin, Runnable wakeUp, Duration healthCheckInterval) {
         this.dataSource = dataSource;
         this.channel = "runlane_" + schema;
         this.ownOrigin = ownOrigin;
         this.wakeUp = wakeUp;
+        this.healthCheckInterval = healthCheckInterval;
     }
 
     @Override
@@ -55,10 +77,17 @@ final class WakeUpListener implements Runnable {
                 PGConnection pg = listening.unwrap(PGConnection.class);
                 healthy = true;
                 wakeUp.run();
+                long lastAnswer = System.nanoTime();
                 while (running) {
-                    PGNotification[] notifications = pg.getNotifications(500);
-                    if (notifications != null && fromElsewhere(notifications, ownOrigin)) {
-                        wakeUp.run();
+                    PGNotification[] notifications = pg.getNotifications(NOTIFICATION_WAIT_MILLIS);
+                    if (notifications != null && notifications.length > 0) {
+                        lastAnswer = System.nanoTime();
+                        if (fromElsewhere(notifications, ownOrigin)) {
+                            wakeUp.run();
+                        }
+                    } else if (System.nanoTime() - lastAnswer >= healthCheckInterval.toNanos()) {
+                        requireAnswering(listening);
+                        lastAnswer = System.nanoTime();
                     }
                 }
             } catch (SQLException | RuntimeException | Error ex) {
@@ -67,13 +96,13 @@ final class WakeUpListener implements Runnable {
                     if (healthy) {
                         logger.warn(
                                 "Listening for new runs failed; polling continues, reconnecting every "
-                                        + RECONNECT_PAUSE,
+                                        + RECONNECT_PAUSE.toSeconds() + " s",
                                 ex);
                     } else {
                         logger.debug("Listening for new runs failed again", ex);
                     }
+                    pause(healthy ? FIRST_RECONNECT_PAUSE : RECONNECT_PAUSE);
                     healthy = false;
-                    pause();
                 }
             } finally {
                 connection = null;
@@ -95,9 +124,17 @@ final class WakeUpListener implements Runnable {
         running = false;
     }
 
-    private void pause() {
+    /** Throws unless the connection answers a round trip within the health-check interval (at least one second). */
+    private void requireAnswering(Connection listening) throws SQLException {
+        int timeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, healthCheckInterval.toSeconds()));
+        if (!listening.isValid(timeoutSeconds)) {
+            throw new SQLException("The listening connection did not answer within " + timeoutSeconds + " s");
+        }
+    }
+
+    private void pause(Duration pause) {
         try {
-            Thread.sleep(RECONNECT_PAUSE.toMillis());
+            Thread.sleep(pause.toMillis());
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             running = false;

@@ -3,6 +3,7 @@ package io.runlane.internal.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.testsupport.TestDatabase;
 import java.sql.Connection;
@@ -93,6 +94,63 @@ class WakeUpListenerIntegrationTests {
         } finally {
             listener.stop();
         }
+    }
+
+    @Test
+    @DisplayName("S-MO-10: a listening connection whose server stopped answering is abandoned and listening resumes")
+    void hungListeningConnectionIsReplaced() throws Exception {
+        String schema = "wakeups_hung";
+        String applicationName = "runlane-hung-listener-test";
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestDatabase.jdbcUrl());
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(0);
+        config.addDataSourceProperty("ApplicationName", applicationName);
+        JdbcTemplate admin = new JdbcTemplate(dataSource);
+        AtomicInteger wakeUps = new AtomicInteger();
+        try (HikariDataSource listenerPool = new HikariDataSource(config)) {
+            WakeUpListener listener = new WakeUpListener(
+                    listenerPool, schema, "own-notifier", wakeUps::incrementAndGet, Duration.ofMillis(200));
+            Thread listening = new Thread(listener, "hung-listener-test");
+            listening.start();
+            Integer frozen = null;
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() >= 1);
+                frozen = admin.queryForObject(
+                        "SELECT pid FROM pg_stat_activity WHERE application_name = ?", Integer.class, applicationName);
+                signal("STOP", frozen);
+                int frozenPid = frozen;
+
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> admin.queryForList(
+                                                "SELECT pid FROM pg_stat_activity WHERE application_name = ? AND pid <> ?"
+                                                        + " AND state = 'idle'",
+                                                Integer.class,
+                                                applicationName,
+                                                frozenPid)
+                                        .size()
+                                == 1);
+                int before = wakeUps.get();
+                admin.queryForList("SELECT pg_notify('runlane_" + schema + "', 'another')");
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> wakeUps.get() > before);
+            } finally {
+                listener.stop();
+                if (frozen != null) {
+                    signal("CONT", frozen);
+                    admin.queryForList("SELECT pg_terminate_backend(?)", frozen);
+                }
+                listening.join(10_000);
+            }
+        }
+    }
+
+    /** Sends a signal to a backend process of the test server, which runs on this machine. */
+    private static void signal(String name, int pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Integer.toString(pid))
+                .inheritIO()
+                .start();
+        assertThat(kill.waitFor()).as("kill -%s %d", name, pid).isZero();
     }
 
     private static PGNotification[] notifications(String... payloads) {
