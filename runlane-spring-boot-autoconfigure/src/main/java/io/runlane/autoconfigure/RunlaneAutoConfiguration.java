@@ -93,7 +93,8 @@ public final class RunlaneAutoConfiguration {
                 properties.getSchema().getName(),
                 properties.getIdempotency().getDefaultTtl(),
                 properties.getRetry().getMaxAttempts(),
-                properties.getQueues().keySet());
+                properties.getQueues().keySet(),
+                properties.getDatabase().getNetworkTimeout());
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.IdempotencyKeyTtl;
+import io.runlane.internal.RunlaneSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -53,6 +54,8 @@ public class RunlaneProperties {
 
     @Valid
     private final Health health = new Health();
+
+    private final Database database = new Database();
 
     private final Schedules schedules = new Schedules();
 
@@ -121,6 +124,10 @@ public class RunlaneProperties {
         return health;
     }
 
+    public Database getDatabase() {
+        return database;
+    }
+
     public Schedules getSchedules() {
         return schedules;
     }
@@ -151,6 +158,25 @@ public class RunlaneProperties {
 
         public void setPollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
+        }
+    }
+
+    /** How Runlane talks to its database. */
+    public static class Database {
+
+        /**
+         * How long a statement of Runlane's own loops (claims, heartbeats, completions, maintenance, schedules,
+         * listeners) waits for an answer before its connection is abandoned, so that a hung primary is left in seconds
+         * whatever the JDBC URL's socketTimeout says. At least 1s.
+         */
+        private Duration networkTimeout = RunlaneSettings.DEFAULT_NETWORK_TIMEOUT;
+
+        public Duration getNetworkTimeout() {
+            return networkTimeout;
+        }
+
+        public void setNetworkTimeout(Duration networkTimeout) {
+            this.networkTimeout = networkTimeout;
         }
     }
 

@@ -6,6 +6,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 import org.springframework.core.InfrastructureProxy;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -23,16 +25,38 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * auto-commit off is switched on (no round trip: the driver only flips a flag while no transaction is open) and
  * switched back when closed, so the pool gets it back as it lent it; one that came in auto-commit is handed out as it
  * is.
+ *
+ * <p>The engine's own loops (claims, heartbeats, completions, maintenance, schedules, listeners) take their
+ * connections from a {@link #bounded bounded} instance, which also sets a network timeout on each connection while
+ * the engine holds it (S-MO-11): a read that gets no byte for that long fails and the connection is abandoned, so a
+ * primary that stopped answering cannot hold a loop whatever the JDBC URL's {@code socketTimeout} says. The previous
+ * timeout is restored on close.
  */
 public final class AutoCommitDataSource extends DelegatingDataSource implements InfrastructureProxy {
 
-    private AutoCommitDataSource(DataSource target) {
+    /** pgjdbc applies a network timeout to its socket at once; the executor is only required to be there. */
+    public static final Executor DIRECT = Runnable::run;
+
+    private final int networkTimeoutMillis;
+
+    private AutoCommitDataSource(DataSource target, int networkTimeoutMillis) {
         super(target);
+        this.networkTimeoutMillis = networkTimeoutMillis;
     }
 
-    /** The engine's view of {@code dataSource}; {@code dataSource} itself when it already is one. */
+    /** The engine's view of {@code dataSource}, without a network timeout of its own. */
     public static DataSource of(DataSource dataSource) {
-        return dataSource instanceof AutoCommitDataSource ? dataSource : new AutoCommitDataSource(dataSource);
+        return new AutoCommitDataSource(unwrapped(dataSource), 0);
+    }
+
+    /** The engine loops' view of {@code dataSource}: auto-commit, and {@code networkTimeout} on every connection. */
+    public static DataSource bounded(DataSource dataSource, Duration networkTimeout) {
+        return new AutoCommitDataSource(
+                unwrapped(dataSource), (int) Math.max(1, Math.min(Integer.MAX_VALUE, networkTimeout.toMillis())));
+    }
+
+    private static DataSource unwrapped(DataSource dataSource) {
+        return dataSource instanceof AutoCommitDataSource engine ? engine.obtainTargetDataSource() : dataSource;
     }
 
     @Override
@@ -52,12 +76,21 @@ public final class AutoCommitDataSource extends DelegatingDataSource implements 
         return target instanceof InfrastructureProxy proxy ? proxy.getWrappedObject() : target;
     }
 
-    private static Connection inAutoCommit(Connection connection) throws SQLException {
+    private Connection inAutoCommit(Connection connection) throws SQLException {
+        boolean manualCommit;
+        int previousTimeout = -1;
         try {
-            if (connection.getAutoCommit()) {
+            manualCommit = !connection.getAutoCommit();
+            if (!manualCommit && networkTimeoutMillis == 0) {
                 return connection;
             }
-            connection.setAutoCommit(true);
+            if (manualCommit) {
+                connection.setAutoCommit(true);
+            }
+            if (networkTimeoutMillis > 0) {
+                previousTimeout = connection.getNetworkTimeout();
+                connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
+            }
         } catch (SQLException | RuntimeException ex) {
             try {
                 connection.close();
@@ -69,20 +102,23 @@ public final class AutoCommitDataSource extends DelegatingDataSource implements 
         return (Connection) Proxy.newProxyInstance(
                 AutoCommitDataSource.class.getClassLoader(),
                 new Class<?>[] {Connection.class},
-                new RestoringManualCommit(connection));
+                new RestoringSettings(connection, manualCommit, previousTimeout));
     }
 
-    /** Switches auto-commit back off before the connection goes back to its pool. */
-    private record RestoringManualCommit(Connection connection) implements InvocationHandler {
+    /**
+     * Puts auto-commit and the network timeout back as the pool lent them before the connection goes back to it.
+     *
+     * @param previousTimeout the network timeout to restore, or {@code -1} to leave it
+     */
+    private record RestoringSettings(Connection connection, boolean manualCommit, int previousTimeout)
+            implements InvocationHandler {
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             switch (method.getName()) {
                 case "close" -> {
                     try {
-                        if (!connection.isClosed()) {
-                            connection.setAutoCommit(false);
-                        }
+                        restore();
                     } finally {
                         connection.close();
                     }
@@ -110,6 +146,18 @@ public final class AutoCommitDataSource extends DelegatingDataSource implements 
                 return method.invoke(connection, args);
             } catch (InvocationTargetException ex) {
                 throw ex.getTargetException();
+            }
+        }
+
+        private void restore() throws SQLException {
+            if (connection.isClosed()) {
+                return;
+            }
+            if (manualCommit) {
+                connection.setAutoCommit(false);
+            }
+            if (previousTimeout >= 0) {
+                connection.setNetworkTimeout(DIRECT, previousTimeout);
             }
         }
     }

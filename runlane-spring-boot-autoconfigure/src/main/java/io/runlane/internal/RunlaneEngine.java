@@ -186,6 +186,12 @@ public final class RunlaneEngine implements AutoCloseable {
         DataSource dataSource = AutoCommitDataSource.of(applicationDataSource);
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
+        // The engine's own loops, whose statements get a network timeout (S-MO-11); triggers, operator calls and
+        // transactional steps, which run the application's code or wait for its transactions, keep the pool's.
+        DataSource loopDataSource = AutoCommitDataSource.bounded(applicationDataSource, settings.networkTimeout());
+        JdbcClient loopJdbc = JdbcClient.create(loopDataSource);
+        TransactionTemplate loopTransactions = ReadCommittedTransactions.bounded(
+                transactionManager, loopJdbc, applicationDataSource, settings.networkTimeout());
         SqlTemplate sql = new SqlTemplate(settings.schema());
         String environment = settings.environment();
         this.settings = settings;
@@ -193,27 +199,27 @@ public final class RunlaneEngine implements AutoCloseable {
         this.reads = new RunReads(jdbc, sql, environment);
         this.transitions = new RunTransitions(jdbc, sql, environment);
         this.statistics = new RunStatistics(jdbc, sql, environment);
-        RunPruner pruner = new RunPruner(jdbc, sql, environment);
-        DueRunNotifier notifier = new DueRunNotifier(dataSource, settings.schema());
+        RunPruner pruner = new RunPruner(loopJdbc, sql, environment);
+        DueRunNotifier notifier = new DueRunNotifier(loopDataSource, settings.schema());
         this.notifier = notifier;
-        this.endings = new RunEndings(dataSource, sql, notifier);
+        this.endings = new RunEndings(loopDataSource, sql, notifier);
         EngineListener listener = CompositeEngineListener.of(List.of(userListener, endings));
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
-        SignalWakeUps signalWakeUps = new SignalWakeUps(dataSource, sql, notifier);
+        SignalWakeUps signalWakeUps = new SignalWakeUps(loopDataSource, sql, notifier);
         this.durable = new DurableExecution(
-                steps,
+                new StepStore(loopJdbc, sql),
                 reads,
                 codec,
-                new RunParking(jdbc, sql, notifier, signalWakeUps),
-                new SignalInbox(jdbc, sql),
+                new RunParking(loopJdbc, sql, notifier, signalWakeUps),
+                new SignalInbox(loopJdbc, sql),
                 transactions);
         this.signals = new SignalMailbox(jdbc, sql, environment, notifier, signalWakeUps);
         this.schedules = new Schedules(
-                jdbc,
+                loopJdbc,
                 sql,
                 environment,
-                transactions,
+                loopTransactions,
                 this::template,
                 tasks,
                 payloads,
@@ -244,11 +250,11 @@ public final class RunlaneEngine implements AutoCloseable {
                 signals,
                 new SignalPayloads(payloads.jsonMapper()),
                 () -> traceContexts.capture());
-        this.outcomes = new AttemptOutcomes(jdbc, sql);
-        this.claims = new RunClaims(jdbc, transactions, sql, environment);
-        this.completions = new BatchCompletions(jdbc, sql);
+        this.outcomes = new AttemptOutcomes(loopJdbc, sql);
+        this.claims = new RunClaims(loopJdbc, loopTransactions, sql, environment);
+        this.completions = new BatchCompletions(loopJdbc, sql);
         this.worker = new RunWorker(
-                dataSource,
+                loopDataSource,
                 settings,
                 execution,
                 tasks,
@@ -259,12 +265,12 @@ public final class RunlaneEngine implements AutoCloseable {
                 template,
                 listener,
                 notifier,
-                transactions,
+                loopTransactions,
                 durable);
-        ExpiredLeases expiredLeases = new ExpiredLeases(jdbc, sql, environment);
+        ExpiredLeases expiredLeases = new ExpiredLeases(loopJdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
                 expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
-        this.missedWakeUps = new MissedWakeUps(jdbc, sql, environment, notifier);
+        this.missedWakeUps = new MissedWakeUps(loopJdbc, sql, environment, notifier);
         this.maintenance = new MaintenanceService(
                 leaseRescuer,
                 new CancellationGrace(

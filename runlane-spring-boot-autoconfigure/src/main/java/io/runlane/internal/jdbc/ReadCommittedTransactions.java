@@ -1,14 +1,23 @@
 package io.runlane.internal.jdbc;
 
+import io.runlane.internal.AutoCommitDataSource;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.CallbackPreferringPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -34,11 +43,39 @@ public final class ReadCommittedTransactions extends TransactionTemplate {
 
     private volatile @Nullable Boolean sessionDefault;
 
+    private final @Nullable DataSource boundedDataSource;
+
+    private final int networkTimeoutMillis;
+
     public ReadCommittedTransactions(PlatformTransactionManager transactionManager, JdbcClient jdbc) {
+        this(transactionManager, jdbc, null, 0);
+    }
+
+    private ReadCommittedTransactions(
+            PlatformTransactionManager transactionManager,
+            JdbcClient jdbc,
+            @Nullable DataSource boundedDataSource,
+            int networkTimeoutMillis) {
         super(transactionManager);
         this.jdbc = jdbc;
         this.readCommitted = new TransactionTemplate(transactionManager);
         this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.boundedDataSource = boundedDataSource;
+        this.networkTimeoutMillis = networkTimeoutMillis;
+    }
+
+    /**
+     * Transactions for the engine's own loops (S-MO-11): a transaction they start sets {@code networkTimeout} on its
+     * connection of {@code dataSource} and puts the previous one back when it completes, so that a primary that stopped
+     * answering cannot hold a claim or a schedule's firing. A caller's transaction they join keeps its settings.
+     */
+    public static ReadCommittedTransactions bounded(
+            PlatformTransactionManager transactionManager,
+            JdbcClient jdbc,
+            DataSource dataSource,
+            Duration networkTimeout) {
+        return new ReadCommittedTransactions(transactionManager, jdbc, dataSource, (int)
+                Math.max(1, Math.min(Integer.MAX_VALUE, networkTimeout.toMillis())));
     }
 
     /** These transactions on the template's manager; the template itself when it is already one. */
@@ -81,6 +118,9 @@ public final class ReadCommittedTransactions extends TransactionTemplate {
         TransactionStatus status = manager.getTransaction(definition);
         T result;
         try {
+            if (status.isNewTransaction()) {
+                bound();
+            }
             result = action.doInTransaction(status);
         } catch (RuntimeException | Error ex) {
             rollBack(manager, status, ex);
@@ -91,6 +131,35 @@ public final class ReadCommittedTransactions extends TransactionTemplate {
         }
         manager.commit(status);
         return result;
+    }
+
+    /** Sets the network timeout on the new transaction's connection until the transaction completes. */
+    private void bound() {
+        DataSource dataSource = boundedDataSource;
+        if (dataSource == null || !TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            int previous = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(AutoCommitDataSource.DIRECT, networkTimeoutMillis);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int completion) {
+                    try {
+                        if (!connection.isClosed()) {
+                            connection.setNetworkTimeout(AutoCommitDataSource.DIRECT, previous);
+                        }
+                    } catch (SQLException ignored) {
+                        // a connection that cannot take its timeout back is broken; the pool discards it
+                    }
+                }
+            });
+        } catch (SQLException ex) {
+            throw new CannotGetJdbcConnectionException("Could not bound the transaction's connection", ex);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
     }
 
     private static void rollBack(PlatformTransactionManager manager, TransactionStatus status, Throwable failure) {
