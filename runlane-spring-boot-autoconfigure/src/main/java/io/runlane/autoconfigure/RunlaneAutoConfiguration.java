@@ -254,8 +254,8 @@ public final class RunlaneAutoConfiguration {
     }
 
     /**
-     * The worker; a lifecycle bean that the context stops first (S-EX-8) but that starts only when the application is
-     * ready. Handlers run on an executor from Boot's {@link SimpleAsyncTaskExecutorBuilder}: virtual threads with
+     * The worker; a lifecycle bean that the context stops first (S-EX-8), started by {@link RunlaneWorkerStarter}:
+     * first when the application is ready, then with the context's lifecycle. Handlers run on an executor from Boot's {@link SimpleAsyncTaskExecutorBuilder}: virtual threads with
      * {@code spring.threads.virtual.enabled=true} on Java 21+, and the application's {@link TaskDecorator} (MDC,
      * security context) around each attempt.
      */
@@ -277,6 +277,7 @@ public final class RunlaneAutoConfiguration {
         return worker;
     }
 
+    /** Starts the worker once the application is ready, then stops and starts it with the context (S-EX-28). */
     @Bean
     @ConditionalOnBooleanProperty(name = "runlane.worker.enabled", matchIfMissing = true)
     RunlaneWorkerStarter runlaneWorkerStarter(RunWorker worker) {

@@ -188,7 +188,14 @@ public final class AttemptSteps {
     private @Nullable String inTransaction(String name, int occurrence, TransactionalSteps.Body body) throws Exception {
         try {
             return transactional.runAndRecord(
-                    runId, token, worker, name, occurrence, StepIds.stepId(runId, name, occurrence), body);
+                    runId,
+                    token,
+                    worker,
+                    name,
+                    occurrence,
+                    StepIds.stepId(runId, name, occurrence),
+                    body,
+                    () -> fencedOut = true);
         } catch (AttemptFencedOut ex) {
             fencedOut = true;
             throw ex;

@@ -3,6 +3,8 @@ package io.runlane.internal.step;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -25,7 +27,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * An exception from the step rolls everything back and propagates. The transaction is the engine's {@code READ
  * COMMITTED} one (S-TR-11) with the default propagation: a transaction the handler opened itself on the same
- * {@code DataSource} is joined, and the step commits with it.
+ * {@code DataSource} is joined, and the step commits with it. Its record is then written just before that
+ * transaction commits ({@link RecordAtCommit}), not when the step returns: the record's row lock lasts until the
+ * commit, and held for as long as the handler keeps its transaction open after the step, it would make every
+ * heartbeat skip the run until the lease expired and recovery took the run from a live attempt. Deferred, the lock
+ * lasts only for the commit. The fence holds as before, at the commit: an attempt that lost the run meanwhile fails
+ * the commit, and the handler's whole transaction rolls back (S-ST-11, S-ST-15).
  */
 final class TransactionalSteps {
 
@@ -46,12 +53,22 @@ final class TransactionalSteps {
 
     /**
      * Runs and records the step; returns the recorded JSON: this call's, or (after rolling this call's effects back)
-     * one recorded before under the same identity.
+     * one recorded before under the same identity. Inside a transaction of the handler's, returns this call's JSON
+     * and records it when that transaction commits.
      *
+     * @param fencedOut told when the record at the commit of the handler's transaction finds the attempt fenced out
      * @throws AttemptFencedOut when the attempt no longer holds the run; nothing was run or committed
      */
     @Nullable
-    String runAndRecord(UUID runId, long token, String worker, String name, int occurrence, String stepId, Body body)
+    String runAndRecord(
+            UUID runId,
+            long token,
+            String worker,
+            String name,
+            int occurrence,
+            String stepId,
+            Body body,
+            Runnable fencedOut)
             throws Exception {
         try {
             return transactions.execute(status -> {
@@ -66,6 +83,11 @@ final class TransactionalSteps {
                 } catch (Exception ex) {
                     throw new StepFailed(ex);
                 }
+                if (!status.isNewTransaction() && TransactionSynchronizationManager.isSynchronizationActive()) {
+                    TransactionSynchronizationManager.registerSynchronization(
+                            new RecordAtCommit(runId, token, worker, name, occurrence, stepId, json, fencedOut));
+                    return json;
+                }
                 if (store.recordIfHeld(runId, token, worker, name, occurrence, stepId, json)) {
                     return json;
                 }
@@ -78,6 +100,58 @@ final class TransactionalSteps {
             });
         } catch (StepFailed failed) {
             throw failed.exception;
+        }
+    }
+
+    /**
+     * Records a step that joined the handler's transaction just before that transaction commits, in it. Recording
+     * nothing means the attempt lost the run while the transaction was open (no other attempt can record the step
+     * while this one holds it): the exception makes the transaction manager roll everything back and reaches the
+     * handler from its commit.
+     */
+    private final class RecordAtCommit implements TransactionSynchronization {
+
+        private final UUID runId;
+
+        private final long token;
+
+        private final String worker;
+
+        private final String name;
+
+        private final int occurrence;
+
+        private final String stepId;
+
+        private final @Nullable String json;
+
+        private final Runnable fencedOut;
+
+        RecordAtCommit(
+                UUID runId,
+                long token,
+                String worker,
+                String name,
+                int occurrence,
+                String stepId,
+                @Nullable String json,
+                Runnable fencedOut) {
+            this.runId = runId;
+            this.token = token;
+            this.worker = worker;
+            this.name = name;
+            this.occurrence = occurrence;
+            this.stepId = stepId;
+            this.json = json;
+            this.fencedOut = fencedOut;
+        }
+
+        @Override
+        public void beforeCommit(boolean readOnly) {
+            if (!store.recordIfHeld(runId, token, worker, name, occurrence, stepId, json)) {
+                fencedOut.run();
+                throw new AttemptFencedOut(runId, name);
+            }
         }
     }
 
