@@ -34,7 +34,7 @@ public class WorkerProperties {
     /** How long one attempt may run when its task sets no timeout; none by default. */
     private @Nullable Duration attemptTimeout;
 
-    /** How long a run asked to stop may keep running before it is made CANCELLED and its lease revoked. */
+    /** How long a run asked to stop may run on before it is made CANCELLED, freeing its keys and queue capacity. */
     private Duration cancellationGrace = Duration.ofMinutes(5);
 
     public @Nullable Duration getAttemptTimeout() {

@@ -81,15 +81,18 @@ public final class AttemptOutcomes {
     }
 
     /**
-     * S-CA-5: a run asked to stop whose handler did not return within the grace ends {@code CANCELLED} and loses its
-     * lease, fenced by the claim's token, so the handler's late outcome is refused (S-EX-3) and the run's slot of
-     * its queue's concurrency limit is free (S-QC-2).
+     * S-CA-5: a run asked to stop whose handler did not return within the grace ends {@code CANCELLED}, fenced by the
+     * claim's token, so the handler's late outcome is refused (S-EX-3), its keys are free and the run's slot of its
+     * queue's concurrency limit is free (S-QC-2), which counts active runs only. The attempt keeps its lease: its
+     * worker extends it while the handler still runs, and drops it when the handler returns ({@code RunEndings}), so
+     * a successor waiting for the run starts only once that handler returned or its worker stopped heartbeating
+     * (S-CP-3, {@link TransitionSql#attemptGone}).
      */
     private static final String CANCEL_OVERDUE =
             TransitionSql.transition("""
             UPDATE {schema}.runs
             SET status = 'CANCELLED', finished_at = statement_timestamp(), updated_at = statement_timestamp(),
-                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
+                last_event_seq = last_event_seq + 1
             WHERE id = :id AND fencing_token = :token AND status = 'CANCELLATION_REQUESTED'
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 

@@ -105,12 +105,15 @@ public final class RunClaims {
      * take-over) are skipped and reported with {@code renewed = false} and their last committed state, so the
      * worker can still tell a lost lease from a skipped one; the next heartbeat tries them again. The rows are locked
      * {@code FOR NO KEY UPDATE}, the lock the update takes anyway: a transactional step's key-share lock on its run
-     * (S-ST-15) does not conflict with it, so a step longer than the lease keeps its lease.
+     * (S-ST-15) does not conflict with it, so a step longer than the lease keeps its lease. A run the cancellation
+     * grace made {@code CANCELLED} while its handler still runs keeps the attempt's lease (S-CA-5): it is extended
+     * too, so that a successor waits for that handler (S-CP-3).
      */
     private static final String HEARTBEAT = """
             WITH lockable AS (
                 SELECT id FROM {schema}.runs
-                WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                WHERE id = ANY(:runIds) AND lease_owner = :worker
+                  AND status IN ('RUNNING', 'CANCELLATION_REQUESTED', 'CANCELLED')
                   AND environment = :environment
                 FOR NO KEY UPDATE SKIP LOCKED
             ), renewed AS (
@@ -122,7 +125,8 @@ public final class RunClaims {
             SELECT id, fencing_token, status, true AS renewed FROM renewed
             UNION ALL
             SELECT id, fencing_token, status, false FROM {schema}.runs
-            WHERE id = ANY(:runIds) AND lease_owner = :worker AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+            WHERE id = ANY(:runIds) AND lease_owner = :worker
+              AND status IN ('RUNNING', 'CANCELLATION_REQUESTED', 'CANCELLED')
               AND environment = :environment AND id NOT IN (SELECT id FROM lockable)
             """;
 

@@ -37,22 +37,50 @@ public final class RunTransitions {
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
     /**
-     * S-CP-3, S-SC-3: a run just created to supersede another waits (S-RS-4's mechanism) until that run is terminal.
-     * The predecessor is read {@code FOR SHARE}: one that already ended (or whose ending is committing, which the lock
-     * waits for) leaves the new run as it is; one still executing cannot end before this transaction commits, so the
-     * wake-up after its end ({@code RunEndings}) sees the new run waiting. Its {@code run_at} is far away: only that
-     * end wakes it, or maintenance if the wake-up was lost ({@code MissedWakeUps}).
+     * S-SC-6: the schedule's previous run, superseded by the new occurrence's run: one that is not executing is
+     * cancelled at once, a running or stopping one is asked (again) to stop, with the reason naming its successor.
+     * A run that {@code SUPERSEDE} already released from its key to a successor is left as it is.
+     */
+    private static final String SUPERSEDE = TransitionSql.transition("""
+            UPDATE {schema}.runs
+            SET status = CASE WHEN status IN ('RUNNING', 'CANCELLATION_REQUESTED') THEN 'CANCELLATION_REQUESTED'
+                              ELSE 'CANCELLED' END,
+                finished_at = CASE WHEN status IN ('RUNNING', 'CANCELLATION_REQUESTED') THEN NULL
+                                   ELSE statement_timestamp() END,
+                updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
+            WHERE id = :id AND environment = :environment AND finished_at IS NULL AND NOT singleton_released
+            RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
+
+    /**
+     * S-CP-3, S-SC-6: a run just created to supersede another waits (S-RS-4's mechanism) until no attempt of the run
+     * it supersedes may still execute: that run is active, or it is terminal but the attempt the cancellation grace
+     * ended is still leased (S-CA-5, {@link TransitionSql#attemptGone}). When the superseded run never started and
+     * was itself waiting for such a run (a waiting successor cancelled by a newer one), the new run waits for that one
+     * instead, so a chain of supersessions never lets a run start beside the one still executing.
+     *
+     * <p>The awaited run is read {@code FOR SHARE}: one whose ending (or whose attempt's end) is committing makes this
+     * statement wait and is then read as it is; one still executing cannot end before this transaction commits, so
+     * the wake-up after its end ({@code RunEndings}) sees the new run waiting. The new run is not due until woken: its
+     * own due time is kept in {@code run_at}, moved {@link TransitionSql#PREDECESSOR_WAIT} ahead; the wake-up makes it
+     * due at the later of that time and the predecessor's end (S-TR-4). A run waiting for a predecessor is the only
+     * {@code WAITING} run that never started ({@code attempts = 0}): a handler parks a run it executes.
      */
     private static final String AWAIT_PREDECESSOR = TransitionSql.transition(
             """
-            UPDATE {schema}.runs
-            SET status = 'WAITING', awaiting_run_id = :predecessor,
-                run_at = statement_timestamp() + interval '100 years',
-                updated_at = statement_timestamp(), last_event_seq = last_event_seq + 1
-            WHERE id = :id AND environment = :environment AND status IN ('QUEUED', 'SCHEDULED')
-              AND EXISTS (SELECT FROM {schema}.runs p
-                          WHERE p.id = :predecessor AND p.finished_at IS NULL FOR SHARE)
-            RETURNING *""", TransitionSql.EVENT_BY_STATUS, "'waiting for superseded run ' || cast(:predecessor AS text)");
+            UPDATE {schema}.runs r
+            SET status = 'WAITING', awaiting_run_id = p.id, run_at = r.run_at + %s,
+                updated_at = statement_timestamp(), last_event_seq = r.last_event_seq + 1
+            FROM (SELECT a.id FROM {schema}.runs a
+                  WHERE a.id IN (:predecessor,
+                                 (SELECT q.awaiting_run_id FROM {schema}.runs q
+                                  WHERE q.id = :predecessor AND q.finished_at IS NOT NULL AND q.attempts = 0))
+                    AND (a.finished_at IS NULL OR a.lease_expires_at > statement_timestamp())
+                  LIMIT 1
+                  FOR SHARE) p
+            WHERE r.id = :id AND r.environment = :environment AND r.status IN ('QUEUED', 'SCHEDULED')
+            RETURNING r.*""".formatted(TransitionSql.PREDECESSOR_WAIT),
+            TransitionSql.EVENT_BY_STATUS,
+            "'waiting for superseded run ' || cast(awaiting_run_id AS text)");
 
     private final JdbcClient jdbc;
 
@@ -64,12 +92,15 @@ public final class RunTransitions {
 
     private final String cancel;
 
+    private final String supersede;
+
     public RunTransitions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.finish = sql.format(FINISH);
         this.cancel = sql.format(CANCEL);
         this.awaitPredecessor = sql.format(AWAIT_PREDECESSOR);
+        this.supersede = sql.format(SUPERSEDE);
     }
 
     /**
@@ -113,8 +144,25 @@ public final class RunTransitions {
     }
 
     /**
-     * Makes a new, not yet started run wait until {@code predecessor} is terminal ({@link #AWAIT_PREDECESSOR}).
-     * Returns the waiting run, or empty when the predecessor already ended and the run stays due.
+     * Supersedes the schedule's previous run for its new occurrence's run (S-SC-6, {@link #SUPERSEDE}): returns the
+     * changed run, or empty when it was terminal or already released to a successor, in which case nothing changed.
+     */
+    public Optional<Run> supersede(UUID runId, String actor, String reason) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR)
+                .addValue("detail", TextSanitizer.storable(reason), Types.VARCHAR);
+        return jdbc.sql(supersede)
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .optional();
+    }
+
+    /**
+     * Makes a new, not yet started run wait until no attempt of {@code predecessor} (or of the run it was waiting
+     * for) may still execute ({@link #AWAIT_PREDECESSOR}). Returns the waiting run, or empty when the predecessor
+     * already ended and the run stays due.
      */
     public Optional<Run> awaitPredecessor(UUID runId, UUID predecessor, String actor) {
         MapSqlParameterSource params = new MapSqlParameterSource()

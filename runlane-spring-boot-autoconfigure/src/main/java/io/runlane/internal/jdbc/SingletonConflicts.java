@@ -152,7 +152,8 @@ public final class SingletonConflicts {
      *   <li>if a released predecessor is still executing (the holder just released, or the one a cancelled waiting
      *       successor was waiting for), lock it ({@link #RELEASED_PREDECESSOR});
      *   <li>and make the run wait for it ({@link RunTransitions#awaitPredecessor}), so the two never execute at
-     *       once.
+     *       once. Without one, the run waits for what the cancelled holder was waiting for: a run the cancellation
+     *       grace ended whose handler still executes (S-CA-5), which is no longer active.
      * </ol>
      */
     @Nullable
@@ -181,6 +182,7 @@ public final class SingletonConflicts {
                 .query((rs, rowNum) -> rs.getObject("id", UUID.class))
                 .optional();
         Run admitted = predecessor
+                .or(() -> holder.map(Run::id))
                 .flatMap(id -> transitions.awaitPredecessor(run.id(), id, "trigger"))
                 .orElse(created.get());
         return new Admission.Superseded(admitted, holder.orElse(null));

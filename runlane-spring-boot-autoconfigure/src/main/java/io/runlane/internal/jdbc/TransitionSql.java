@@ -9,11 +9,12 @@ package io.runlane.internal.jdbc;
  *       stopping when the key's holder (its waiting successor) ends first: the key never goes free while a run of
  *       it still executes (S-CP-3, S-SK-4);
  *   <li>appends each run's event with the sequence number the update assigned;
- *   <li>wakes the {@code WAITING} runs that await a run that became terminal: their {@code run_at} becomes now, so
- *       workers claim them at once (S-RS-4), and, only when it woke any, notifies workers on {@code
- *       runlane_<schema>} when the transaction commits. A run that parks concurrently, which this statement's
- *       snapshot cannot show, is woken by its own parking statement or right after this one commits ({@code
- *       RunEndings}, {@code MissedWakeUps}).
+ *   <li>wakes the {@code WAITING} runs that await a run that became terminal ({@link #WAKE}, S-RS-4): workers claim
+ *       them when their new {@code run_at} comes, and, only when it woke any, are notified on {@code
+ *       runlane_<schema>} when the transaction commits. A successor that waits for a superseded predecessor is
+ *       woken only once no attempt of that predecessor may still execute ({@link #attemptGone}, S-CP-3). A run
+ *       that parks concurrently, which this statement's snapshot cannot show, is woken by its own parking
+ *       statement or right after this one commits ({@code RunEndings}, {@code MissedWakeUps}).
  * </ol>
  *
  * Key ownership needs no statement: a run leaves the singleton holders' index when {@code finished_at} is set, and
@@ -28,6 +29,39 @@ public final class TransitionSql {
             CASE status WHEN 'RUNNING' THEN 'CLAIMED' WHEN 'RETRYING' THEN 'RETRY_SCHEDULED'
                         ELSE status END""";
 
+    /**
+     * S-CP-3: how far a successor that waits for its predecessor ({@code RunTransitions#awaitPredecessor}) moves its
+     * own due time ahead, so that no claim takes it; its wake-up moves it back.
+     */
+    public static final String PREDECESSOR_WAIT = "interval '100 years'";
+
+    /**
+     * The assignments that wake a {@code WAITING} run {@code w} whose awaited run ended (S-RS-4). A run a handler
+     * parked (it has started, {@code attempts > 0}) is due now. A successor that waited for its predecessor never
+     * started: it becomes due at the later of its own due time and now (S-CP-3, S-TR-4), still {@code WAITING}
+     * until then, and no longer awaits the predecessor, so no later wake-up moves it again.
+     */
+    public static final String WAKE = """
+            run_at = CASE WHEN w.attempts = 0 THEN greatest(w.run_at - %1$s, statement_timestamp())
+                          ELSE statement_timestamp() END,
+                awaiting_run_id = CASE WHEN w.attempts = 0 THEN NULL ELSE w.awaiting_run_id END
+            """.formatted(PREDECESSOR_WAIT);
+
+    /**
+     * Whether the ended run {@code awaited} lets the {@code WAITING} run {@code w} go: always for a run a handler
+     * parked; for a successor that waits for its predecessor only once no attempt of the predecessor may still
+     * execute (S-CP-3). The cancellation grace ends a run whose handler ignores it but leaves that attempt's lease
+     * in place, extended by its worker's heartbeats until the handler returns (S-CA-5): while it has not expired,
+     * the handler may still run on a live instance.
+     *
+     * @param awaited the alias of the ended run's row
+     */
+    public static String attemptGone(String awaited) {
+        return """
+                (w.attempts > 0 OR %1$s.lease_expires_at IS NULL OR %1$s.lease_expires_at <= statement_timestamp())
+                """.formatted(awaited);
+    }
+
     private static final String TAIL = """
             , reclaimed_key AS (
                 UPDATE {schema}.runs p SET singleton_released = false
@@ -39,10 +73,10 @@ public final class TransitionSql {
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, %s, status, updated_at, :actor, %s FROM changed
             ), woken AS (
-                UPDATE {schema}.runs w SET run_at = statement_timestamp()
+                UPDATE {schema}.runs w SET %s
                 FROM changed f
                 WHERE f.finished_at IS NOT NULL AND w.awaiting_run_id = f.id AND w.status = 'WAITING'
-                  AND w.run_at > statement_timestamp()
+                  AND w.run_at > statement_timestamp() AND %s
                 RETURNING w.id
             ), woken_notice AS (
                 SELECT pg_notify('runlane_{schema}', '') FROM (SELECT FROM woken LIMIT 1) AS any_woken
@@ -76,6 +110,6 @@ public final class TransitionSql {
      * them from {@link #CHANGED_ROWS}.
      */
     public static String withClause(String changedCte, String eventType, String detail) {
-        return "WITH changed AS (\n" + changedCte + "\n)" + TAIL.formatted(eventType, detail);
+        return "WITH changed AS (\n" + changedCte + "\n)" + TAIL.formatted(eventType, detail, WAKE, attemptGone("f"));
     }
 }

@@ -16,12 +16,14 @@ import org.apache.commons.logging.LogFactory;
  * <ol>
  *   <li>find runs in {@code CANCELLATION_REQUESTED} whose cancellation was requested more than {@code
  *       runlane.worker.cancellation-grace} ago, by the database clock, in a bounded batch;
- *   <li>for each, one statement fenced by the claim's token and by the status makes it {@code CANCELLED} and
- *       revokes its lease, so its slot of the queue's concurrency limit is free and the handler's late outcome is
- *       refused. An attempt that ended meanwhile wins; several instances change each run once.
+ *   <li>for each, one statement fenced by the claim's token and by the status makes it {@code CANCELLED}, so its
+ *       keys and its slot of the queue's concurrency limit are free and the handler's late outcome is refused. An
+ *       attempt that ended meanwhile wins; several instances change each run once.
  * </ol>
  *
- * The worker's thread is not stopped: the handler keeps its worker slot until it returns.
+ * The worker's thread is not stopped: the handler keeps its worker slot until it returns, and the attempt keeps its
+ * lease, which the worker's heartbeats extend meanwhile. A successor waiting for the run (S-CP-3) therefore waits
+ * until the handler returned or its worker stopped heartbeating and the lease expired.
  */
 public final class CancellationGrace {
 
@@ -59,7 +61,8 @@ public final class CancellationGrace {
                 logger.warn("Cancelled run " + overdue.run().id() + " of task '"
                         + overdue.run().taskId()
                         + "': its handler ignored the cancellation for longer than " + grace
-                        + "; its lease is revoked and its late outcome will be refused");
+                        + "; its late outcome will be refused, and a run superseding it waits until its handler"
+                        + " returns");
             }
         }
         return cancelled;

@@ -4,10 +4,13 @@ import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.jdbc.TransitionSql;
 import io.runlane.internal.worker.DueRunNotifier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +35,9 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  *   <li>one daemon thread sends those ids, coalesced, at most one notification every 5 ms (many ids per payload,
  *       or {@code *} for "re-check everything" when too many ended at once), each in its own tiny transaction, so
  *       that completions never serialise on PostgreSQL's notification queue. The same statement wakes the {@code
- *       WAITING} runs that await those runs ({@link #WAKE_AND_NOTIFY}) and, if it woke any, the workers;
+ *       WAITING} runs that await those runs ({@link #WAKE_AND_NOTIFY}) and, if it woke any, the workers. When an
+ *       attempt's outcome was refused because the cancellation grace had ended its run, the attempt's lease is
+ *       dropped first ({@link #ATTEMPTS_ENDED}), which lets a successor waiting for that run go (S-CP-3);
  *   <li>one listening connection per engine, opened while anybody waits (and for a while after), wakes the
  *       subscribers of the ids it hears from other instances. Never a connection per caller: 200 callers awaiting
  *       one run share it.
@@ -86,20 +91,39 @@ public final class RunEndings implements EngineListener {
      * every park that committed before it. A park still in progress then read the ended run under a share lock, so
      * it either saw the end or made the ending statement wait for it to commit, which is before this statement: with
      * both, no parked run is missed ({@code RunParking}, {@code TransitionSql}). Maintenance covers a crash between
-     * the two ({@code MissedWakeUps}).
+     * the two ({@code MissedWakeUps}). A successor waiting for its predecessor is woken only if that run is terminal
+     * and no attempt of it may still execute ({@link TransitionSql#attemptGone}, S-CP-3).
      */
     private static final String WAKE_AND_NOTIFY = """
             WITH woken AS (
-                UPDATE {schema}.runs SET run_at = statement_timestamp()
-                WHERE status = 'WAITING' AND awaiting_run_id = ANY(?) AND run_at > statement_timestamp()
-                RETURNING id
+                UPDATE {schema}.runs w SET %s
+                WHERE w.status = 'WAITING' AND w.awaiting_run_id = ANY(?) AND w.run_at > statement_timestamp()
+                  AND (w.attempts > 0 OR EXISTS (SELECT FROM {schema}.runs a
+                                                 WHERE a.id = w.awaiting_run_id AND a.finished_at IS NOT NULL
+                                                   AND %s))
+                RETURNING w.id
             )
             SELECT (SELECT count(*) FROM woken) AS woken, pg_notify(?, ?) AS notified
+            """.formatted(TransitionSql.WAKE, TransitionSql.attemptGone("a"));
+
+    /**
+     * S-CP-3, S-CA-5: the handler of an attempt whose run the cancellation grace ended has returned (its outcome was
+     * refused): the attempt's lease, which its worker kept extending meanwhile, is dropped, fenced by the claim's
+     * token, so that a successor waiting for the run is woken ({@link #WAKE_AND_NOTIFY}, run next for these runs).
+     */
+    private static final String ATTEMPTS_ENDED = """
+            UPDATE {schema}.runs r SET lease_owner = NULL, lease_expires_at = NULL
+            FROM unnest(?, ?) AS ended(id, fencing_token)
+            WHERE r.id = ended.id AND r.fencing_token = ended.fencing_token AND r.finished_at IS NOT NULL
+              AND r.lease_expires_at IS NOT NULL
+            RETURNING r.id
             """;
 
     private final DataSource dataSource;
 
     private final String wakeAndNotify;
+
+    private final String attemptsEnded;
 
     private final DueRunNotifier workers;
 
@@ -110,6 +134,9 @@ public final class RunEndings implements EngineListener {
     private final ConcurrentHashMap<UUID, Set<Subscription>> subscriptions = new ConcurrentHashMap<>();
 
     private final Set<UUID> unsent = ConcurrentHashMap.newKeySet();
+
+    /** Attempts whose outcome was refused, by run id, with their claim's fencing token; not yet sent. */
+    private final ConcurrentHashMap<UUID, Long> refusedAttempts = new ConcurrentHashMap<>();
 
     private final Object sendSignal = new Object();
 
@@ -126,6 +153,7 @@ public final class RunEndings implements EngineListener {
     public RunEndings(DataSource dataSource, SqlTemplate sql, DueRunNotifier workers) {
         String schema = sql.schema();
         this.wakeAndNotify = sql.format(WAKE_AND_NOTIFY);
+        this.attemptsEnded = sql.format(ATTEMPTS_ENDED);
         this.workers = workers;
         this.dataSource = dataSource;
         this.channel = "runlane_" + schema + "_ended";
@@ -183,6 +211,12 @@ public final class RunEndings implements EngineListener {
     public void attemptEnded(ClaimedRun claimed, String result, Duration duration) {
         if (result.equals("succeeded") || result.equals("failed") || result.equals("cancelled")) {
             ended(claimed.run().id());
+        } else if (result.equals("lease_lost") && !stopped) {
+            refusedAttempts.put(claimed.run().id(), claimed.fencingToken());
+            synchronized (sendSignal) {
+                ensureSender();
+                sendSignal.notifyAll();
+            }
         }
     }
 
@@ -238,12 +272,16 @@ public final class RunEndings implements EngineListener {
         while (!Thread.currentThread().isInterrupted() && !stopped) {
             try {
                 synchronized (sendSignal) {
-                    while (unsent.isEmpty()) {
+                    while (unsent.isEmpty() && refusedAttempts.isEmpty()) {
                         sendSignal.wait();
                     }
                 }
+                endRefusedAttempts();
                 List<UUID> ids = new ArrayList<>(unsent);
                 unsent.removeAll(ids);
+                if (ids.isEmpty()) {
+                    continue;
+                }
                 String payload = ids.size() > MAX_IDS_PER_NOTIFICATION
                         ? EVERYTHING
                         : String.join(",", ids.stream().map(UUID::toString).toList());
@@ -264,6 +302,26 @@ public final class RunEndings implements EngineListener {
                         "Could not wake the waiters of ended runs; callers poll, maintenance wakes parked runs", ex);
             }
         }
+    }
+
+    /**
+     * Drops the leases of the refused attempts' ended runs ({@link #ATTEMPTS_ENDED}) and queues those runs for the
+     * wake-up. An attempt whose run is not terminal (its lease was lost to recovery) changes nothing. If the statement
+     * fails, the leases expire on their own and maintenance wakes the successors ({@code MissedWakeUps}).
+     */
+    private void endRefusedAttempts() {
+        if (refusedAttempts.isEmpty()) {
+            return;
+        }
+        Map<UUID, Long> attempts = new HashMap<>(refusedAttempts);
+        attempts.forEach(refusedAttempts::remove);
+        List<UUID> runIds = new ArrayList<>(attempts.keySet());
+        List<UUID> ended = jdbc.query(
+                attemptsEnded,
+                (rs, rowNum) -> rs.getObject(1, UUID.class),
+                new SqlArrayValue("uuid", runIds.toArray()),
+                new SqlArrayValue("bigint", runIds.stream().map(attempts::get).toArray()));
+        unsent.addAll(ended);
     }
 
     private CountDownLatch ensureListening() {

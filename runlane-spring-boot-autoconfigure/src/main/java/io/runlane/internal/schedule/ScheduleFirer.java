@@ -2,11 +2,11 @@ package io.runlane.internal.schedule;
 
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.OverlapPolicy;
-import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
 import io.runlane.SingletonConflictException;
+import io.runlane.SingletonConflictPolicy;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.internal.EngineListener;
@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -221,28 +220,14 @@ public final class ScheduleFirer implements SmartLifecycle {
                 reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
                 continue;
             }
-            @Nullable UUID stopping = null;
-            if (lastActive && schedule.overlap() == OverlapPolicy.CANCEL_OTHER && lastRunId != null) {
-                Optional<Run> cancelled = transitions.cancel(
-                        lastRunId,
-                        ACTOR,
-                        "superseded by occurrence " + occurrence + " of schedule '" + schedule.id() + "' (S-SC-3)");
-                cancelled
-                        .filter(run -> run.status().isTerminal())
-                        .ifPresent(run -> reports.add(() -> listener.runEnded(run.id(), run.status())));
-                stopping = cancelled
-                        .filter(run -> run.status().isActive())
-                        .map(Run::id)
-                        .orElse(null);
-            }
             try {
                 TriggerResult result = template.get()
                         .trigger(
                                 task.id(),
                                 payloads.fromJson(task, schedule.payloadJson()),
                                 options(schedule, occurrence));
-                if (stopping != null && result.created()) {
-                    transitions.awaitPredecessor(result.runId(), stopping, ACTOR);
+                if (schedule.overlap() == OverlapPolicy.CANCEL_OTHER && result.created() && lastRunId != null) {
+                    supersede(schedule, occurrence, lastRunId, result.runId(), reports);
                 }
                 lastRunId = result.runId();
                 newLastRun = lastRunId;
@@ -264,8 +249,29 @@ public final class ScheduleFirer implements SmartLifecycle {
     }
 
     /**
+     * {@code CANCEL_OTHER} (S-SC-6): the new occurrence's run supersedes the schedule's previous run. The trigger
+     * itself already superseded the holder of the task's singleton key, if it has one ({@link #options}); this cancels
+     * the previous run when that did not (a waiting one at once, a running one is asked to stop) and makes the new run
+     * wait until no attempt of it, or of the run it was itself waiting for, may still execute (S-CP-3).
+     */
+    private void supersede(
+            StoredSchedule schedule, Instant occurrence, UUID previous, UUID successor, List<Runnable> reports) {
+        transitions
+                .supersede(
+                        previous,
+                        ACTOR,
+                        "superseded by " + successor + ", occurrence " + occurrence + " of schedule '" + schedule.id()
+                                + "' (S-SC-6)")
+                .filter(run -> run.status().isTerminal())
+                .ifPresent(run -> reports.add(() -> listener.runEnded(run.id(), run.status())));
+        transitions.awaitPredecessor(successor, previous, ACTOR);
+    }
+
+    /**
      * The occurrence's idempotency key (S-SC-2), retained as long as the catch-up window (at least a minute): an
-     * occurrence older than the window is never fired, so no later firing can need the key.
+     * occurrence older than the window is never fired, so no later firing can need the key. Under {@code
+     * CANCEL_OTHER} the occurrence supersedes the holder of the task's singleton key whatever the task's own policy
+     * (S-SC-6, S-CP-3): the previous run still holds the key while it stops.
      */
     private TriggerOptions options(StoredSchedule schedule, Instant occurrence) {
         Duration window = settings.catchUpWindow();
@@ -273,6 +279,8 @@ public final class ScheduleFirer implements SmartLifecycle {
         return TriggerOptions.builder()
                 .idempotencyKey(occurrenceKey(schedule.id(), occurrence))
                 .idempotencyKeyTtl(IdempotencyKeyTtl.of(retention))
+                .onSingletonConflict(
+                        schedule.overlap() == OverlapPolicy.CANCEL_OTHER ? SingletonConflictPolicy.SUPERSEDE : null)
                 .build();
     }
 

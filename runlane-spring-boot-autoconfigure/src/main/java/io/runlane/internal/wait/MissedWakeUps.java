@@ -1,6 +1,7 @@
 package io.runlane.internal.wait;
 
 import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.jdbc.TransitionSql;
 import io.runlane.internal.worker.DueRunNotifier;
 import java.sql.Types;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -15,7 +16,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * the instance that recorded the end, right after that commit ({@code RunEndings}): the ending statement may have
  * waited for the park's share lock on a snapshot taken before the park committed, which is why the third is needed.
  * Only a crash of that instance between the commit and its wake-up statement leaves a run parked until its
- * deadline; this job wakes it within one recovery interval instead. A signal's send has the same shape: its
+ * deadline; this job wakes it within one recovery interval instead. It also wakes a successor whose predecessor's
+ * ended attempt kept its lease (S-CP-3, S-CA-5) once that lease expired without its handler's return being recorded
+ * (its worker stopped heartbeating). A signal's send has the same shape: its
  * statement wakes a run it sees waiting, and a second statement after its commit wakes one that parked meanwhile
  * ({@code SignalMailbox}); this job covers a crash between the two. Bounded batches, {@code SKIP LOCKED}, safe on
  * every instance at once.
@@ -27,16 +30,17 @@ public final class MissedWakeUps {
                 SELECT w.id FROM {schema}.runs w
                 WHERE w.status = 'WAITING' AND w.environment = :environment AND w.run_at > statement_timestamp()
                   AND (w.awaiting_run_id IS NOT NULL AND EXISTS (
-                           SELECT FROM {schema}.runs a WHERE a.id = w.awaiting_run_id AND a.finished_at IS NOT NULL)
+                           SELECT FROM {schema}.runs a
+                           WHERE a.id = w.awaiting_run_id AND a.finished_at IS NOT NULL AND %s)
                        OR w.awaiting_signal IS NOT NULL AND EXISTS (
                            SELECT FROM {schema}.run_signals s
                            WHERE s.run_id = w.id AND s.name = w.awaiting_signal AND s.consumed_at IS NULL))
                 LIMIT :batchSize
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE {schema}.runs r SET run_at = statement_timestamp()
-            FROM stranded s WHERE r.id = s.id AND r.status = 'WAITING'
-            """;
+            UPDATE {schema}.runs w SET %s
+            FROM stranded s WHERE w.id = s.id AND w.status = 'WAITING'
+            """.formatted(TransitionSql.attemptGone("a"), TransitionSql.WAKE);
 
     private final JdbcClient jdbc;
 

@@ -88,7 +88,10 @@ final class Heartbeats {
                 // its outcome committed after the snapshot: the run ended, no lease was lost
                 continue;
             }
-            if (run == null || run.fencingToken() != context.claimed().fencingToken()) {
+            // a run ended by the cancellation grace keeps this attempt's lease until the handler returns (S-CA-5)
+            if (run == null
+                    || run.fencingToken() != context.claimed().fencingToken()
+                    || run.status().isTerminal()) {
                 if (!context.leaseLost()) {
                     logger.warn("Run " + context.runId() + " attempt " + context.attempt()
                             + " lost its lease; its outcome will be refused");
