@@ -52,22 +52,6 @@ public final class RunAdmissions {
 
     private static final int MAX_TRIES = 16;
 
-    /**
-     * Why a keyed run was not inserted, read in one snapshot: the key's owner if it has one (S-SK-3: the key is
-     * answered before the singleton), else the active holder of the run's singleton key. Reading both at one instant
-     * makes a refusal true at that instant: the key was free and the singleton held.
-     */
-    private static final String REFUSED_BY = "SELECT true AS key_owner, r.* FROM {schema}.runs r WHERE"
-            + KeyOwnership.keyIs("r") + "\n AND" + KeyOwnership.owns("r") + """
-
-            UNION ALL
-            SELECT false, r.* FROM {schema}.runs r
-            WHERE r.environment = :environment AND r.task_id = :taskId AND r.singleton_key = :singletonKey
-              AND r.finished_at IS NULL AND NOT r.singleton_released
-            ORDER BY key_owner DESC
-            LIMIT 1
-            """;
-
     /** S-IK-10: a holder whose retention has passed owns nothing; releasing it lets the next insert take the key. */
     private static final String RELEASE_EXPIRED_HOLDER = "UPDATE {schema}.runs r SET idempotency_key_released = true\n"
             + "WHERE " + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.holdsExpired("r");
@@ -85,8 +69,6 @@ public final class RunAdmissions {
     private final SingleAdmissions singles;
 
     private final String releaseExpiredHolder;
-
-    private final String refusedBy;
 
     private final GroupCommit groups = new GroupCommit(this::admitGroup, this::admitAlone);
 
@@ -106,7 +88,6 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
-        this.refusedBy = sql.format(REFUSED_BY);
     }
 
     /**
@@ -304,15 +285,8 @@ public final class RunAdmissions {
         if (jdbc.sql(releaseExpiredHolder).paramSource(params).update() > 0) {
             return null;
         }
-        Optional<Admission> refusal = jdbc.sql(refusedBy)
-                .paramSource(params)
-                .<Admission>query((rs, rowNum) -> {
-                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-                    return rs.getBoolean("key_owner")
-                            ? new Admission.Existing(stored)
-                            : new Admission.SingletonHeld(stored.singletonKey(), stored.id());
-                })
-                .optional();
+        Optional<Admission> refusal = conflicts.keyOwnerOrHolder(
+                params, holder -> new Admission.SingletonHeld(holder.singletonKey(), holder.id()));
         if (refusal.isEmpty() || refusal.get() instanceof Admission.Existing) {
             return refusal.orElse(null);
         }
@@ -329,17 +303,17 @@ public final class RunAdmissions {
     }
 
     /**
-     * Inserts the superseding run's row; empty when a singleton holder refused it, or another run of its idempotency
-     * key took the key meanwhile (the admission then starts over and finds that run).
+     * Admits the superseding run once its holder was released: {@code Created}, or {@code Existing} when another run
+     * of its idempotency key owns the key by now (the trigger is a duplicate of that run); empty when a singleton
+     * holder refused it, or a run of its idempotency key committed while the statement ran (the admission then starts
+     * over and finds that run).
      */
-    private Optional<Run> insertRun(NewRun run) {
+    private Optional<Admission> insertRun(NewRun run) {
         MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            return singles.insertWithoutKey(params, false);
+            return singles.insertWithoutKey(params, false).map(Admission.Created::new);
         }
-        return singles.admitWithKey(params, false)
-                .filter(Admission.Created.class::isInstance)
-                .map(answer -> ((Admission.Created) answer).run());
+        return singles.admitWithKey(params, false);
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {
