@@ -4,6 +4,7 @@ import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import io.runlane.SingletonConflictPolicy;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -18,6 +19,9 @@ import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.NestedTransactionNotSupportedException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -173,52 +177,119 @@ public final class RunAdmissions {
      * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
      * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
      * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
+     *
+     * <p>A batch that deadlocked with another (their keys sort in crossing orders) is rolled back, its own
+     * transaction entirely, or a caller's to a savepoint set before the batch, and admitted again while no other batch
+     * admits anything ({@link BatchAdmissions#excludeOtherBatches}): it cannot deadlock with another batch then, and
+     * later batches wait for it, so it is not starved (S-TR-6).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
         if (runs.isEmpty()) {
             return List.of();
         }
         SharedKeys keys = SharedKeys.of(runs);
-        return inTransaction(() -> {
-            List<NewRun> batch = keys.distinct();
-            List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
-            List<Integer> unsettled = IntStream.range(0, batch.size())
-                    .filter(position -> settled.get(position) == null)
-                    .boxed()
-                    .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
-                    .toList();
-            Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
-            for (int position : unsettled) {
-                NewRun run = batch.get(position);
-                if (superseding(run)) {
-                    conflicted.put(position, null);
-                    continue;
-                }
-                Admission answer = retrying(run, firstTry -> admitOnce(run));
-                if (answer instanceof Admission.SingletonHeld held) {
-                    if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
-                        throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
-                    }
-                    conflicted.put(position, held);
-                    continue;
-                }
-                settled.set(position, answer);
+        List<NewRun> batch = keys.distinct();
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            return keys.answers(inTransaction(status -> admitBatchInCallersTransaction(status, batch)));
+        }
+        try {
+            return keys.answers(inTransaction(status -> admitBatch(batch)));
+        } catch (RuntimeException ex) {
+            if (!deadlocked(ex)) {
+                throw ex;
             }
-            List<Integer> byOwner = conflicted.keySet().stream()
-                    .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
-                    .toList();
-            for (int position : byOwner) {
-                NewRun run = batch.get(position);
-                Admission.SingletonHeld refusal = conflicted.get(position);
-                Admission answer = retrying(
-                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run)));
-                if (answer instanceof Admission.SingletonHeld held) {
+            return keys.answers(inTransaction(status -> admitBatchAlone(batch)));
+        }
+    }
+
+    /**
+     * A batch in a caller's transaction, which a deadlock must not abort: the batch rolls back to a savepoint set
+     * before it and is admitted again alone. Without savepoints (a JTA transaction manager) the deadlock fails the
+     * caller's transaction, as any statement's error does.
+     */
+    private List<@Nullable Admission> admitBatchInCallersTransaction(TransactionStatus status, List<NewRun> batch) {
+        Object savepoint = savepoint(status);
+        if (savepoint == null) {
+            return admitBatch(batch);
+        }
+        try {
+            List<@Nullable Admission> admitted = admitBatch(batch);
+            status.releaseSavepoint(savepoint);
+            return admitted;
+        } catch (RuntimeException ex) {
+            if (!deadlocked(ex)) {
+                throw ex;
+            }
+            status.rollbackToSavepoint(savepoint);
+            status.releaseSavepoint(savepoint);
+            return admitBatchAlone(batch);
+        }
+    }
+
+    /** A batch again, after a deadlock, while no other batch admits anything. */
+    private List<@Nullable Admission> admitBatchAlone(List<NewRun> batch) {
+        batches.excludeOtherBatches();
+        return admitBatch(batch);
+    }
+
+    /** The answers of the distinct runs of a batch, in the transaction the caller holds. */
+    private List<@Nullable Admission> admitBatch(List<NewRun> batch) {
+        List<@Nullable Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
+        List<Integer> unsettled = IntStream.range(0, batch.size())
+                .filter(position -> settled.get(position) == null)
+                .boxed()
+                .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
+                .toList();
+        Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
+        for (int position : unsettled) {
+            NewRun run = batch.get(position);
+            if (superseding(run)) {
+                conflicted.put(position, null);
+                continue;
+            }
+            Admission answer = retrying(run, firstTry -> admitOnce(run));
+            if (answer instanceof Admission.SingletonHeld held) {
+                if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
-                settled.set(position, answer);
+                conflicted.put(position, held);
+                continue;
             }
-            return keys.answers(settled);
-        });
+            settled.set(position, answer);
+        }
+        List<Integer> byOwner = conflicted.keySet().stream()
+                .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
+                .toList();
+        for (int position : byOwner) {
+            NewRun run = batch.get(position);
+            Admission.SingletonHeld refusal = conflicted.get(position);
+            Admission answer =
+                    retrying(run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run)));
+            if (answer instanceof Admission.SingletonHeld held) {
+                throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+            }
+            settled.set(position, answer);
+        }
+        return settled;
+    }
+
+    /** A savepoint in the caller's transaction; {@code null} when its transaction manager cannot set one (JTA). */
+    private static @Nullable Object savepoint(TransactionStatus status) {
+        try {
+            return status.createSavepoint();
+        } catch (NestedTransactionNotSupportedException ex) {
+            return null;
+        }
+    }
+
+    /** Whether PostgreSQL chose the statement as a deadlock's victim (SQLState 40P01). */
+    private static boolean deadlocked(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && "40P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -227,11 +298,15 @@ public final class RunAdmissions {
      * {@link TransactionTemplate} would throw the rollback's failure, which only says the connection is closed.
      */
     private <T> T inTransaction(Supplier<T> work) {
+        return inTransaction(status -> work.get());
+    }
+
+    private <T> T inTransaction(TransactionCallback<T> work) {
         RuntimeException[] failure = new RuntimeException[1];
         try {
             return transactions.execute(status -> {
                 try {
-                    return work.get();
+                    return work.doInTransaction(status);
                 } catch (RuntimeException ex) {
                     failure[0] = ex;
                     throw ex;
