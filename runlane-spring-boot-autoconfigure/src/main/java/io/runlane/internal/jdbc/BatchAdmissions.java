@@ -21,6 +21,13 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * owner refused the run, a key's owner committed while the statement ran, or the key's holder's retention has passed
  * — are returned unsettled for the single-item path, in the same transaction. Items sharing an idempotency key must
  * be collapsed by the caller first.
+ *
+ * <p>No one order of the items takes the entries of both key indexes in one order: two batches whose idempotency
+ * keys and singleton keys sort in opposite orders can each wait for the other's uncommitted run, and PostgreSQL then
+ * aborts one of them (S-TR-6). Every batch takes the batches' lock ({@link #BATCH_LOCK}) shared, in its statement,
+ * before any row; the one that deadlocked is rolled back and admitted again {@linkplain #excludeOtherBatches()
+ * alone}, holding that lock exclusively: it waits for the batches in flight to commit, those that come after wait
+ * for it, and no other batch can be part of a cycle with it.
  */
 final class BatchAdmissions {
 
@@ -71,6 +78,16 @@ final class BatchAdmissions {
     static final String GROUP_LOCK_TIMEOUT =
             "\n                CROSS JOIN (SELECT set_config('lock_timeout', '50ms', true)) AS bounded";
 
+    /**
+     * For {@link #admit}: the batches' lock, taken shared, evaluated before the first input row as {@link
+     * #GROUP_LOCK_TIMEOUT} is, so before the insert takes any lock, and held until the batch's transaction ends.
+     */
+    private static final String BATCH_LOCK = "\n                CROSS JOIN (SELECT"
+            + " pg_advisory_xact_lock_shared(hashtextextended(:batchLock, 0))::text AS batch_lock) AS batches";
+
+    /** For {@link #excludeOtherBatches}: the batches' lock, exclusively. */
+    private static final String LOCK_BATCHES = "SELECT pg_advisory_xact_lock(hashtextextended(:batchLock, 0))";
+
     /** The statement's answer for each item, by position; {@code null} where the item is unsettled. */
     record Answers(List<@Nullable Admission> byItem) {}
 
@@ -82,16 +99,31 @@ final class BatchAdmissions {
 
     private final String admitGroup;
 
+    /** The batches' lock of this schema and environment, as text for {@code hashtextextended}. */
+    private final String batchLock;
+
     BatchAdmissions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
-        this.admitBatch = sql.format(ADMIT_BATCH.formatted(""));
+        this.admitBatch = sql.format(ADMIT_BATCH.formatted(BATCH_LOCK));
         this.admitGroup = sql.format(ADMIT_BATCH.formatted(GROUP_LOCK_TIMEOUT));
+        this.batchLock = "runlane-batches:" + sql.schema() + ":" + environment;
     }
 
-    /** Runs the batch statement; the caller holds the transaction. */
+    /** Runs the batch statement, which takes the batches' lock shared; the caller holds the transaction. */
     Answers admit(List<NewRun> runs) {
         return admit(admitBatch, runs);
+    }
+
+    /**
+     * Takes the batches' lock exclusively, for a batch that deadlocked and is admitted again: until its transaction
+     * ends, no other batch admits anything. The caller holds the transaction.
+     */
+    void excludeOtherBatches() {
+        jdbc.sql(LOCK_BATCHES)
+                .param("batchLock", batchLock, Types.VARCHAR)
+                .query()
+                .listOfRows();
     }
 
     /** Runs the batch statement for a {@link GroupCommit} group, alone in auto-commit, with a short lock timeout. */
@@ -102,6 +134,7 @@ final class BatchAdmissions {
     private Answers admit(String statement, List<NewRun> runs) {
         MapSqlParameterSource params = new MapSqlParameterSource()
                 .addValue("environment", environment, Types.VARCHAR)
+                .addValue("batchLock", batchLock, Types.VARCHAR)
                 .addValue("ids", texts(runs, run -> run.id().toString()))
                 .addValue("taskIds", texts(runs, NewRun::taskId))
                 .addValue("queues", texts(runs, NewRun::queue))

@@ -8,9 +8,11 @@ package io.runlane.internal.jdbc;
  * (S-IK-4, S-IK-5). A holder whose retention has passed is still in the index but owns nothing (S-IK-10); the next
  * trigger of its key releases it ({@code idempotency_key_released}) and is admitted.
  *
- * <p>Every predicate repeats the index's own terms, so that PostgreSQL proves the partial index applies.
+ * <p>Every predicate repeats the index's own terms, so that PostgreSQL proves the partial index applies. {@link
+ * #currentOwner} is public for the one statement of another concern that must answer a duplicate trigger itself:
+ * the {@code SIGNAL_OWNER} send, which reads the key's owner in the snapshot it sends in (S-SK-3, S-CP-4).
  */
-final class KeyOwnership {
+public final class KeyOwnership {
 
     private KeyOwnership() {}
 
@@ -47,7 +49,7 @@ final class KeyOwnership {
      * The run that owns key {@code :idempotencyKey} of task {@code :taskId} now, if any, as a query: what a duplicate
      * trigger is answered with.
      */
-    static String currentOwner(String alias) {
+    public static String currentOwner(String alias) {
         return "SELECT %1$s.* FROM {schema}.runs %1$s WHERE".formatted(alias) + keyIs(alias) + "\n AND" + owns(alias);
     }
 

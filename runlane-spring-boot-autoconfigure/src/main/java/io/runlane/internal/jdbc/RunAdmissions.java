@@ -4,6 +4,7 @@ import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import io.runlane.SingletonConflictPolicy;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -18,6 +19,9 @@ import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.NestedTransactionNotSupportedException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -52,22 +56,6 @@ public final class RunAdmissions {
 
     private static final int MAX_TRIES = 16;
 
-    /**
-     * Why a keyed run was not inserted, read in one snapshot: the key's owner if it has one (S-SK-3: the key is
-     * answered before the singleton), else the active holder of the run's singleton key. Reading both at one instant
-     * makes a refusal true at that instant: the key was free and the singleton held.
-     */
-    private static final String REFUSED_BY = "SELECT true AS key_owner, r.* FROM {schema}.runs r WHERE"
-            + KeyOwnership.keyIs("r") + "\n AND" + KeyOwnership.owns("r") + """
-
-            UNION ALL
-            SELECT false, r.* FROM {schema}.runs r
-            WHERE r.environment = :environment AND r.task_id = :taskId AND r.singleton_key = :singletonKey
-              AND r.finished_at IS NULL AND NOT r.singleton_released
-            ORDER BY key_owner DESC
-            LIMIT 1
-            """;
-
     /** S-IK-10: a holder whose retention has passed owns nothing; releasing it lets the next insert take the key. */
     private static final String RELEASE_EXPIRED_HOLDER = "UPDATE {schema}.runs r SET idempotency_key_released = true\n"
             + "WHERE " + KeyOwnership.keyIs("r") + "\n AND " + KeyOwnership.holdsExpired("r");
@@ -85,8 +73,6 @@ public final class RunAdmissions {
     private final SingleAdmissions singles;
 
     private final String releaseExpiredHolder;
-
-    private final String refusedBy;
 
     private final GroupCommit groups = new GroupCommit(this::admitGroup, this::admitAlone);
 
@@ -106,7 +92,6 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
-        this.refusedBy = sql.format(REFUSED_BY);
     }
 
     /**
@@ -192,52 +177,119 @@ public final class RunAdmissions {
      * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
      * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
      * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
+     *
+     * <p>A batch that deadlocked with another (their keys sort in crossing orders) is rolled back, its own
+     * transaction entirely, or a caller's to a savepoint set before the batch, and admitted again while no other batch
+     * admits anything ({@link BatchAdmissions#excludeOtherBatches}): it cannot deadlock with another batch then, and
+     * later batches wait for it, so it is not starved (S-TR-6).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
         if (runs.isEmpty()) {
             return List.of();
         }
         SharedKeys keys = SharedKeys.of(runs);
-        return inTransaction(() -> {
-            List<NewRun> batch = keys.distinct();
-            List<Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
-            List<Integer> unsettled = IntStream.range(0, batch.size())
-                    .filter(position -> settled.get(position) == null)
-                    .boxed()
-                    .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
-                    .toList();
-            Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
-            for (int position : unsettled) {
-                NewRun run = batch.get(position);
-                if (superseding(run)) {
-                    conflicted.put(position, null);
-                    continue;
-                }
-                Admission answer = retrying(run, firstTry -> admitOnce(run));
-                if (answer instanceof Admission.SingletonHeld held) {
-                    if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
-                        throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
-                    }
-                    conflicted.put(position, held);
-                    continue;
-                }
-                settled.set(position, answer);
+        List<NewRun> batch = keys.distinct();
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            return keys.answers(inTransaction(status -> admitBatchInCallersTransaction(status, batch)));
+        }
+        try {
+            return keys.answers(inTransaction(status -> admitBatch(batch)));
+        } catch (RuntimeException ex) {
+            if (!deadlocked(ex)) {
+                throw ex;
             }
-            List<Integer> byOwner = conflicted.keySet().stream()
-                    .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
-                    .toList();
-            for (int position : byOwner) {
-                NewRun run = batch.get(position);
-                Admission.SingletonHeld refusal = conflicted.get(position);
-                Admission answer = retrying(
-                        run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run)));
-                if (answer instanceof Admission.SingletonHeld held) {
+            return keys.answers(inTransaction(status -> admitBatchAlone(batch)));
+        }
+    }
+
+    /**
+     * A batch in a caller's transaction, which a deadlock must not abort: the batch rolls back to a savepoint set
+     * before it and is admitted again alone. Without savepoints (a JTA transaction manager) the deadlock fails the
+     * caller's transaction, as any statement's error does.
+     */
+    private List<@Nullable Admission> admitBatchInCallersTransaction(TransactionStatus status, List<NewRun> batch) {
+        Object savepoint = savepoint(status);
+        if (savepoint == null) {
+            return admitBatch(batch);
+        }
+        try {
+            List<@Nullable Admission> admitted = admitBatch(batch);
+            status.releaseSavepoint(savepoint);
+            return admitted;
+        } catch (RuntimeException ex) {
+            if (!deadlocked(ex)) {
+                throw ex;
+            }
+            status.rollbackToSavepoint(savepoint);
+            status.releaseSavepoint(savepoint);
+            return admitBatchAlone(batch);
+        }
+    }
+
+    /** A batch again, after a deadlock, while no other batch admits anything. */
+    private List<@Nullable Admission> admitBatchAlone(List<NewRun> batch) {
+        batches.excludeOtherBatches();
+        return admitBatch(batch);
+    }
+
+    /** The answers of the distinct runs of a batch, in the transaction the caller holds. */
+    private List<@Nullable Admission> admitBatch(List<NewRun> batch) {
+        List<@Nullable Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
+        List<Integer> unsettled = IntStream.range(0, batch.size())
+                .filter(position -> settled.get(position) == null)
+                .boxed()
+                .sorted(Comparator.comparing(position -> batch.get(position), LOCK_ORDER))
+                .toList();
+        Map<Integer, Admission.@Nullable SingletonHeld> conflicted = new HashMap<>();
+        for (int position : unsettled) {
+            NewRun run = batch.get(position);
+            if (superseding(run)) {
+                conflicted.put(position, null);
+                continue;
+            }
+            Admission answer = retrying(run, firstTry -> admitOnce(run));
+            if (answer instanceof Admission.SingletonHeld held) {
+                if (run.onSingletonConflict() == SingletonConflictPolicy.FAIL) {
                     throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
                 }
-                settled.set(position, answer);
+                conflicted.put(position, held);
+                continue;
             }
-            return keys.answers(settled);
-        });
+            settled.set(position, answer);
+        }
+        List<Integer> byOwner = conflicted.keySet().stream()
+                .sorted(Comparator.comparing(position -> batch.get(position), OWNER_ORDER))
+                .toList();
+        for (int position : byOwner) {
+            NewRun run = batch.get(position);
+            Admission.SingletonHeld refusal = conflicted.get(position);
+            Admission answer =
+                    retrying(run, firstTry -> resolved(run, firstTry && refusal != null ? refusal : admitOnce(run)));
+            if (answer instanceof Admission.SingletonHeld held) {
+                throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+            }
+            settled.set(position, answer);
+        }
+        return settled;
+    }
+
+    /** A savepoint in the caller's transaction; {@code null} when its transaction manager cannot set one (JTA). */
+    private static @Nullable Object savepoint(TransactionStatus status) {
+        try {
+            return status.createSavepoint();
+        } catch (NestedTransactionNotSupportedException ex) {
+            return null;
+        }
+    }
+
+    /** Whether PostgreSQL chose the statement as a deadlock's victim (SQLState 40P01). */
+    private static boolean deadlocked(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && "40P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -246,11 +298,15 @@ public final class RunAdmissions {
      * {@link TransactionTemplate} would throw the rollback's failure, which only says the connection is closed.
      */
     private <T> T inTransaction(Supplier<T> work) {
+        return inTransaction(status -> work.get());
+    }
+
+    private <T> T inTransaction(TransactionCallback<T> work) {
         RuntimeException[] failure = new RuntimeException[1];
         try {
             return transactions.execute(status -> {
                 try {
-                    return work.get();
+                    return work.doInTransaction(status);
                 } catch (RuntimeException ex) {
                     failure[0] = ex;
                     throw ex;
@@ -304,15 +360,8 @@ public final class RunAdmissions {
         if (jdbc.sql(releaseExpiredHolder).paramSource(params).update() > 0) {
             return null;
         }
-        Optional<Admission> refusal = jdbc.sql(refusedBy)
-                .paramSource(params)
-                .<Admission>query((rs, rowNum) -> {
-                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-                    return rs.getBoolean("key_owner")
-                            ? new Admission.Existing(stored)
-                            : new Admission.SingletonHeld(stored.singletonKey(), stored.id());
-                })
-                .optional();
+        Optional<Admission> refusal = conflicts.keyOwnerOrHolder(
+                params, holder -> new Admission.SingletonHeld(holder.singletonKey(), holder.id()));
         if (refusal.isEmpty() || refusal.get() instanceof Admission.Existing) {
             return refusal.orElse(null);
         }
@@ -329,17 +378,17 @@ public final class RunAdmissions {
     }
 
     /**
-     * Inserts the superseding run's row; empty when a singleton holder refused it, or another run of its idempotency
-     * key took the key meanwhile (the admission then starts over and finds that run).
+     * Admits the superseding run once its holder was released: {@code Created}, or {@code Existing} when another run
+     * of its idempotency key owns the key by now (the trigger is a duplicate of that run); empty when a singleton
+     * holder refused it, or a run of its idempotency key committed while the statement ran (the admission then starts
+     * over and finds that run).
      */
-    private Optional<Run> insertRun(NewRun run) {
+    private Optional<Admission> insertRun(NewRun run) {
         MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            return singles.insertWithoutKey(params, false);
+            return singles.insertWithoutKey(params, false).map(Admission.Created::new);
         }
-        return singles.admitWithKey(params, false)
-                .filter(Admission.Created.class::isInstance)
-                .map(answer -> ((Admission.Created) answer).run());
+        return singles.admitWithKey(params, false);
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {

@@ -2,6 +2,7 @@ package io.runlane.internal.signal;
 
 import io.runlane.RunSignal;
 import io.runlane.RunStatus;
+import io.runlane.internal.jdbc.KeyOwnership;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.trigger.RunIds;
 import io.runlane.internal.worker.DueRunNotifier;
@@ -34,6 +35,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *
  * <p>A send takes no lock on the run row unless it wakes the run, so a long caller transaction never holds up the
  * worker's heartbeats or completion.
+ *
+ * <p>A trigger's {@code SIGNAL_OWNER} policy ({@link #sendToSingletonOwnerUnlessKeyOwned}) reads, in the same
+ * statement and snapshot, whether the trigger's idempotency key has an owner: a duplicate of a trigger that created
+ * the key's holder in the meantime is answered with that run and sends nothing (S-SK-3, S-CP-4).
  */
 public final class SignalMailbox {
 
@@ -44,7 +49,7 @@ public final class SignalMailbox {
             ), stored AS (
                 INSERT INTO {schema}.run_signals (id, run_id, name, payload, sent_at, deduplication_key)
                 SELECT :id, t.id, :name, cast(:payload AS jsonb), statement_timestamp(), :deduplicationKey
-                FROM target t WHERE t.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+                FROM target t WHERE NOT t.key_owner AND t.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
                 ON CONFLICT (run_id, name, deduplication_key) WHERE deduplication_key IS NOT NULL DO NOTHING
                 RETURNING run_id
             ), woken AS (
@@ -54,18 +59,30 @@ public final class SignalMailbox {
                   AND r.run_at > statement_timestamp()
                 RETURNING r.id
             )
-            SELECT t.id, t.status, (SELECT count(*) FROM stored) AS stored, (SELECT count(*) FROM woken) AS woken
+            SELECT t.id, t.status, t.key_owner, (SELECT count(*) FROM stored) AS stored,
+                   (SELECT count(*) FROM woken) AS woken
             FROM target t
             """;
 
     private static final String BY_ID = """
-            SELECT id, status FROM {schema}.runs WHERE id = :runId AND environment = :environment""";
+            SELECT id, status, false AS key_owner FROM {schema}.runs
+                WHERE id = :runId AND environment = :environment""";
 
     /** S-SG-3: the active holder of the key (an owner released by SUPERSEDE no longer holds it, S-CP-3). */
     private static final String BY_SINGLETON_OWNER = """
-            SELECT id, status FROM {schema}.runs
+            SELECT id, status, false AS key_owner FROM {schema}.runs
                 WHERE environment = :environment AND task_id = :taskId AND singleton_key = :singletonKey
                   AND finished_at IS NULL AND NOT singleton_released""";
+
+    /**
+     * S-SK-3, S-CP-4: the current owner of the trigger's idempotency key ({@code key_owner}, to which nothing is
+     * sent) if it has one, else the singleton key's active holder.
+     */
+    private static final String BY_KEY_OWNER_OR_SINGLETON_OWNER = "SELECT o.id, o.status, true AS key_owner FROM (\n"
+            + KeyOwnership.currentOwner("k") + "\n) o\nUNION ALL\n" + BY_SINGLETON_OWNER + """
+
+            ORDER BY key_owner DESC
+            LIMIT 1""";
 
     private static final String LIST = """
             SELECT s.id, s.name, s.payload::text AS payload, s.sent_at, s.consumed_at, s.deduplication_key
@@ -74,8 +91,11 @@ public final class SignalMailbox {
             ORDER BY s.sent_at, s.id
             """;
 
-    /** What a send found and did. */
-    public record Sent(UUID runId, RunStatus status, boolean stored, boolean woken) {}
+    /**
+     * What a send found and did; {@code keyOwner} when the run owns the trigger's idempotency key, so that nothing was
+     * sent to it ({@link #sendToSingletonOwnerUnlessKeyOwned}).
+     */
+    public record Sent(UUID runId, RunStatus status, boolean keyOwner, boolean stored, boolean woken) {}
 
     private final JdbcClient jdbc;
 
@@ -89,6 +109,8 @@ public final class SignalMailbox {
 
     private final String sendToOwner;
 
+    private final String sendToOwnerUnlessKeyOwned;
+
     private final String list;
 
     public SignalMailbox(
@@ -99,6 +121,7 @@ public final class SignalMailbox {
         this.notifier = notifier;
         this.sendById = sql.format(SEND.formatted(BY_ID));
         this.sendToOwner = sql.format(SEND.formatted(BY_SINGLETON_OWNER));
+        this.sendToOwnerUnlessKeyOwned = sql.format(SEND.formatted(BY_KEY_OWNER_OR_SINGLETON_OWNER));
         this.list = sql.format(LIST);
     }
 
@@ -115,6 +138,22 @@ public final class SignalMailbox {
                 signal(name, payloadJson, deduplicationKey)
                         .addValue("taskId", taskId, Types.VARCHAR)
                         .addValue("singletonKey", singletonKey, Types.VARCHAR));
+    }
+
+    /**
+     * A trigger's {@code SIGNAL_OWNER} policy (S-CP-4): sends to the active holder of a singleton key, deduplicated by
+     * the trigger's idempotency key, unless that key has an owner, which is returned instead ({@link Sent#keyOwner()})
+     * and sent nothing: the trigger is a duplicate (S-SK-3). Both are read in the statement that sends. Empty when the
+     * key has no owner and the singleton key no holder.
+     */
+    public Optional<Sent> sendToSingletonOwnerUnlessKeyOwned(
+            String taskId, String singletonKey, String name, String payloadJson, String idempotencyKey) {
+        return send(
+                sendToOwnerUnlessKeyOwned,
+                signal(name, payloadJson, idempotencyKey)
+                        .addValue("taskId", taskId, Types.VARCHAR)
+                        .addValue("singletonKey", singletonKey, Types.VARCHAR)
+                        .addValue("idempotencyKey", idempotencyKey, Types.VARCHAR));
     }
 
     /** A run's signals in the order they were sent (S-SG-5). */
@@ -142,6 +181,7 @@ public final class SignalMailbox {
                 .query((rs, rowNum) -> new Sent(
                         rs.getObject("id", UUID.class),
                         RunStatus.valueOf(rs.getString("status")),
+                        rs.getBoolean("key_owner"),
                         rs.getLong("stored") > 0,
                         rs.getLong("woken") > 0))
                 .optional();
