@@ -67,7 +67,7 @@ class ConsoleActionsIntegrationTests {
         action("/runs/{id}/cancel", "{\"reason\":\"duplicate order\"}", parked)
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.run.status").value("CANCELLED"))
-                .andExpect(jsonPath("$.events[-1].detail", containsString("duplicate order")));
+                .andExpect(jsonPath("$.events.items[0].detail", containsString("duplicate order")));
 
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
     }

@@ -8,9 +8,11 @@ import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleDefinition;
 import io.runlane.autoconfigure.RunlaneProperties;
+import io.runlane.console.ConsoleTestApplication.Entries;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -163,7 +165,7 @@ class ConsoleBrowserIntegrationTests {
         browser.awaitText(By.cssSelector("#timeline .timeline-item"), "Created");
         assertThat(browser.driver().findElements(By.cssSelector("#timeline .timeline-item")))
                 .extracting(item -> item.getDomAttribute("data-type"))
-                .containsSubsequence("CREATED", "CLAIMED", "FAILED");
+                .containsSubsequence("FAILED", "CLAIMED", "CREATED");
         browser.awaitText(By.id("attempts"), "refused order 1042");
         browser.awaitText(By.id("failure"), "refused order 1042");
         browser.awaitText(By.id("payload"), "\"order 1042\"");
@@ -232,7 +234,7 @@ class ConsoleBrowserIntegrationTests {
         browser.awaitText(By.id("steps"), "label");
         browser.awaitText(By.id("result"), "\"total\": 42");
         browser.awaitText(By.id("result"), SCRIPT);
-        browser.click(By.cssSelector("#steps details summary"));
+        browser.click(By.cssSelector("#steps tr.step-row:last-child details summary"));
         browser.awaitText(By.id("steps"), "40");
         assertInert();
         browser.screenshot("run-detail-steps");
@@ -257,6 +259,59 @@ class ConsoleBrowserIntegrationTests {
         assertThat(browser.driver().findElement(By.id("run-status")).getText()).isEqualTo("Succeeded");
         assertInert();
         browser.screenshot("run-detail-signals");
+    }
+
+    @Test
+    @DisplayName("S-CO-10, S-CO-3: Load more appends older steps and signals, the refresh keeps them without fetching"
+            + " them again, and markup in step names and signal payloads stays text")
+    void loadMoreAppendsOlderStepsAndSignals() {
+        browser.beforeEveryPage(RECORD_REQUESTS);
+        UUID ledger = runlane.trigger("ledger.replay", new Entries(120, SCRIPT)).runId();
+        String schema = properties.getSchema().getName();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> jdbc.queryForObject(
+                                "SELECT count(*) FROM " + schema + ".run_steps WHERE run_id = ?", Long.class, ledger)
+                        == 120);
+        for (int i = 1; i <= 60; i++) {
+            runlane.signals().send(ledger, "note", Map.of("text", (i == 1) ? IMAGE : "note " + i));
+        }
+        try {
+            browser.go("#/runs/" + ledger);
+
+            browser.awaitText(By.cssSelector("#steps .card-header"), "120 completed · 50 shown");
+            assertThat(rows("#steps tr.step-row")).hasSize(50);
+            browser.click(By.id("load-more-steps"));
+            browser.await(d -> rows("#steps tr.step-row").size() == 100);
+            browser.click(By.id("load-more-steps"));
+            browser.await(d -> rows("#steps tr.step-row").size() == 120);
+            assertThat(browser.driver().findElements(By.id("load-more-steps"))).isEmpty();
+            assertThat(texts("#steps tr.step-row", "innerText"))
+                    .hasSize(120)
+                    .allSatisfy(row -> assertThat(row).startsWith(SCRIPT + " "));
+            browser.awaitText(By.cssSelector("#signals .card-header"), "60 signals · 50 shown");
+            browser.click(By.id("load-more-signals"));
+            browser.await(d -> rows("#signals tr.signal-row").size() == 60);
+            assertThat(texts("#signals", "textContent"))
+                    .singleElement()
+                    .asString()
+                    .contains(IMAGE.replace("\"", "\\\""));
+
+            long refreshes = requests("api/runs/" + ledger + "$");
+            browser.await(d -> requests("api/runs/" + ledger + "$") >= refreshes + 2);
+            assertThat(rows("#steps tr.step-row")).hasSize(120);
+            assertThat(rows("#signals tr.signal-row")).hasSize(60);
+            assertThat(requests("/steps\\?cursor=")).isEqualTo(2);
+            assertThat(requests("/signals\\?cursor=")).isEqualTo(1);
+            assertThat(browser.driver().findElement(By.id("run-status")).getText())
+                    .isEqualTo("Running");
+            assertInert();
+            ((org.openqa.selenium.JavascriptExecutor) browser.driver())
+                    .executeScript("document.getElementById('steps').scrollIntoView()");
+            browser.screenshot("run-detail-load-more");
+        } finally {
+            runlane.runs().cancel(ledger, "test over");
+            awaitStatus(ledger, RunStatus.CANCELLED);
+        }
     }
 
     @Test
@@ -292,18 +347,51 @@ class ConsoleBrowserIntegrationTests {
                 if (!/api\\/runs\\/[0-9a-f-]{36}$/.test(String(args[0]))) return response;
                 const detail = await response.json();
                 const at = detail.run.createdAt;
-                detail.steps = [
+                detail.steps = {total: 2, totalCapped: false, nextCursor: null, items: [
                     {name: 'reserve-stock', occurrence: 1, stepId: 'reserve-stock#1', completedAt: at, resultJson: {reserved: 3}},
                     {name: '<script>alert(1)</script>', occurrence: 1, stepId: 's#1', completedAt: at, resultJson: null}
-                ];
-                detail.signals = [
+                ]};
+                detail.signals = {total: 2, totalCapped: false, nextCursor: null, items: [
                     {id: '7d1c0c3e-0000-4000-8000-000000000001', name: 'approved', payloadJson: {by: 'ops'}, sentAt: at, consumedAt: at, deduplicationKey: null},
                     {id: '7d1c0c3e-0000-4000-8000-000000000002', name: 'reminder', payloadJson: {}, sentAt: at, consumedAt: null, deduplicationKey: '"><img src=x onerror=alert(1)>'}
-                ];
+                ]};
                 detail.run.resultJson = {total: 42, note: '"><img src=x onerror=alert(1)>'};
                 return new Response(JSON.stringify(detail), {status: 200, headers: {'Content-Type': 'application/json'}});
             };
             """;
+
+    /** Records the URL of every request the page's scripts make, in {@code window.runlaneRequests}. */
+    private static final String RECORD_REQUESTS = """
+            window.runlaneRequests = [];
+            const recorded = window.fetch;
+            window.fetch = (...args) => {
+                window.runlaneRequests.push(String(args[0]));
+                return recorded(...args);
+            };
+            """;
+
+    /** How many requests so far matched the pattern. */
+    private long requests(String pattern) {
+        return ((Number) ((org.openqa.selenium.JavascriptExecutor) browser.driver())
+                        .executeScript(
+                                "return window.runlaneRequests.filter(url => new RegExp(arguments[0]).test(url)).length;",
+                                pattern))
+                .longValue();
+    }
+
+    /** A property of each element the selector finds, read in one script so that a refresh cannot interleave. */
+    @SuppressWarnings("unchecked")
+    private List<String> texts(String selector, String property) {
+        return (List<String>) ((org.openqa.selenium.JavascriptExecutor) browser.driver())
+                .executeScript(
+                        "return [...document.querySelectorAll(arguments[0])].map(element => element[arguments[1]]);",
+                        selector,
+                        property);
+    }
+
+    private List<WebElement> rows(String selector) {
+        return browser.driver().findElements(By.cssSelector(selector));
+    }
 
     /** The ids of the listed runs, read in one script so that an auto-refresh cannot replace rows midway. */
     @SuppressWarnings("unchecked")

@@ -228,10 +228,10 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(jsonPath("$.run.status").value("FAILED"))
                 .andExpect(jsonPath("$.run.payloadJson.name").value("detail"))
                 .andExpect(jsonPath("$.run.failure.message").value("refused detail"))
-                .andExpect(jsonPath("$.events[0].type").value("CREATED"))
-                .andExpect(jsonPath("$.events[*].type", hasItem("FAILED")))
-                .andExpect(jsonPath("$.attempts", hasSize(1)))
-                .andExpect(jsonPath("$.attempts[0].endedAt").value(notNullValue()))
+                .andExpect(jsonPath("$.events.items[0].type").value("FAILED"))
+                .andExpect(jsonPath("$.events.items[-1].type").value("CREATED"))
+                .andExpect(jsonPath("$.attempts.items", hasSize(1)))
+                .andExpect(jsonPath("$.attempts.items[0].endedAt").value(notNullValue()))
                 .andExpect(jsonPath("$.actions.retry").value(false))
                 .andExpect(jsonPath("$.actions.rerun").value(false));
     }
@@ -245,9 +245,9 @@ class ConsoleReadOnlyIntegrationTests {
 
         mvc.perform(get(API + "/runs/{id}", quote))
                 .andExpect(status().isOk())
-                .andExpect(jsonPath("$.steps[*].name", org.hamcrest.Matchers.contains("fetch-prices", "label")))
-                .andExpect(jsonPath("$.steps[0].resultJson").value(40))
-                .andExpect(jsonPath("$.steps[1].resultJson").value("quote 9"))
+                .andExpect(jsonPath("$.steps.items[*].name", org.hamcrest.Matchers.contains("label", "fetch-prices")))
+                .andExpect(jsonPath("$.steps.items[1].resultJson").value(40))
+                .andExpect(jsonPath("$.steps.items[0].resultJson").value("quote 9"))
                 .andExpect(jsonPath("$.run.resultJson.total").value(42))
                 .andExpect(jsonPath("$.run.resultJson.note").value("quote 9 / q-9"));
     }
@@ -264,11 +264,11 @@ class ConsoleReadOnlyIntegrationTests {
 
         mvc.perform(get(API + "/runs/{id}", waiting))
                 .andExpect(status().isOk())
-                .andExpect(jsonPath("$.signals", hasSize(1)))
-                .andExpect(jsonPath("$.signals[0].name").value("approved"))
-                .andExpect(jsonPath("$.signals[0].payloadJson.by").value("ops"))
-                .andExpect(jsonPath("$.signals[0].deduplicationKey").value("approval-1"))
-                .andExpect(jsonPath("$.signals[0].consumedAt").value(org.hamcrest.Matchers.nullValue()));
+                .andExpect(jsonPath("$.signals.items", hasSize(1)))
+                .andExpect(jsonPath("$.signals.items[0].name").value("approved"))
+                .andExpect(jsonPath("$.signals.items[0].payloadJson.by").value("ops"))
+                .andExpect(jsonPath("$.signals.items[0].deduplicationKey").value("approval-1"))
+                .andExpect(jsonPath("$.signals.items[0].consumedAt").value(org.hamcrest.Matchers.nullValue()));
     }
 
     @Test

@@ -28,7 +28,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
     ConsoleTestApplication.Fail.class,
     ConsoleTestApplication.Park.class,
     ConsoleTestApplication.Hold.class,
-    ConsoleTestApplication.ComputeQuote.class
+    ConsoleTestApplication.ComputeQuote.class,
+    ConsoleTestApplication.Replay.class
 })
 public class ConsoleTestApplication {
 
@@ -108,6 +109,28 @@ public class ConsoleTestApplication {
             Integer prices = context.step("fetch-prices", Integer.class, step -> 40);
             String label = context.step("label", String.class, step -> payload.name());
             return new Quote(prices + 2, label + " / " + payload.key());
+        }
+    }
+
+    /** How many steps {@link Replay} records, and the label their names start with. */
+    public record Entries(int steps, String label) {}
+
+    /**
+     * Records the given number of durable steps, named by the label and the entry's number modulo 3 (so names repeat
+     * and occurrences count), then runs until its cancellation is requested, so that its page keeps refreshing.
+     */
+    @Task(id = "ledger.replay")
+    static class Replay implements TaskHandler<Entries> {
+
+        @Override
+        public void run(Entries entries, RunContext context) throws Exception {
+            for (int i = 1; i <= entries.steps(); i++) {
+                int entry = i;
+                context.step(entries.label() + " " + (i % 3), Integer.class, step -> entry);
+            }
+            while (!context.isCancellationRequested()) {
+                LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -18,8 +19,9 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's read requests: {@code GET api/console}, {@code api/overview}, {@code api/runs} (filters and cursor
- * paging of {@link io.runlane.RunOperations#list}) and {@code api/runs/{id}}; {@link ConsoleSchedules} answers
- * {@code api/schedules}.
+ * paging of {@link io.runlane.RunOperations#list}), {@code api/runs/{id}} (the run with the newest page of each list
+ * of its history) and {@code api/runs/{id}/events|attempts|steps|signals} (older pages, S-CO-10); {@link
+ * ConsoleSchedules} answers {@code api/schedules}.
  */
 final class ConsoleApi {
 
@@ -64,6 +66,41 @@ final class ConsoleApi {
                 .orElseGet(() -> ConsoleResponses.notFound("run_not_found", "No run " + runId));
     }
 
+    /** {@code GET api/runs/{id}/attempts?cursor=&limit=}: attempts older than the cursor, newest first. */
+    ServerResponse attempts(ServerRequest request) {
+        UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
+        return page(runId, reads.attempts(runId, text(request, "cursor"), historyLimit(request)));
+    }
+
+    /** {@code GET api/runs/{id}/events?cursor=&limit=}: events older than the cursor, newest first. */
+    ServerResponse events(ServerRequest request) {
+        UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
+        return page(runId, reads.events(runId, text(request, "cursor"), historyLimit(request)));
+    }
+
+    /** {@code GET api/runs/{id}/steps?cursor=&limit=}: steps completed before the cursor's, latest first. */
+    ServerResponse steps(ServerRequest request) {
+        UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
+        return page(runId, reads.steps(runId, text(request, "cursor"), historyLimit(request)));
+    }
+
+    /** {@code GET api/runs/{id}/signals?cursor=&limit=}: signals sent before the cursor's, newest first. */
+    ServerResponse signals(ServerRequest request) {
+        UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
+        return page(runId, reads.signals(runId, text(request, "cursor"), historyLimit(request)));
+    }
+
+    private static ServerResponse page(UUID runId, Optional<? extends Page<?>> page) {
+        return page.<ServerResponse>map(ConsoleResponses::json)
+                .orElseGet(() -> ConsoleResponses.notFound("run_not_found", "No run " + runId));
+    }
+
+    /** The page size of a history list, clamped to 1..{@value ConsoleHistory#MAX_LIMIT}. */
+    private static int historyLimit(ServerRequest request) {
+        String value = text(request, "limit");
+        return ConsoleHistory.clamp((value == null) ? null : number("limit", value));
+    }
+
     private static List<String> values(ServerRequest request, String name) {
         return request.params().getOrDefault(name, List.of()).stream()
                 .flatMap(value -> Arrays.stream(value.split(",")))
@@ -102,13 +139,14 @@ final class ConsoleApi {
 
     private static int limit(ServerRequest request) {
         String value = text(request, "limit");
-        if (value == null) {
-            return RunQuery.DEFAULT_LIMIT;
-        }
+        return (value == null) ? RunQuery.DEFAULT_LIMIT : number("limit", value);
+    }
+
+    private static int number(String name, String value) {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException ex) {
-            throw new ConsoleRequestException("limit '" + value + "' is not a number");
+            throw new ConsoleRequestException(name + " '" + value + "' is not a number");
         }
     }
 

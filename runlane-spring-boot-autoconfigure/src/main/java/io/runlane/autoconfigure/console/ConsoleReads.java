@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the console shows, read through the same paths as the {@code runlane} actuator endpoint: the engine's queue
- * statistics, this instance's worker, and {@link RunOperations} for runs, events and attempts (S-CO-1); plus {@link
- * RunActivity} for the throughput of the last hour and the workers holding leases. Nothing here writes.
+ * statistics, this instance's worker, and {@link RunOperations} for runs (S-CO-1); plus {@link RunActivity} for the
+ * throughput of the last hour and the workers holding leases, and {@link ConsoleHistory} for a run's events, attempts,
+ * steps and signals a page at a time (S-CO-10). Nothing here writes.
  */
 final class ConsoleReads {
 
@@ -47,6 +48,8 @@ final class ConsoleReads {
 
     private final RunActivity activity;
 
+    private final ConsoleHistory history;
+
     private final ConsoleSettings settings;
 
     private final ConsoleSchedules schedules;
@@ -58,11 +61,13 @@ final class ConsoleReads {
     ConsoleReads(
             RunlaneEngine engine,
             RunActivity activity,
+            ConsoleHistory history,
             ConsoleSettings settings,
             @Nullable ExecutionSettings execution,
             @Nullable RunWorker worker) {
         this.engine = engine;
         this.activity = activity;
+        this.history = history;
         this.schedules = new ConsoleSchedules(engine, settings);
         this.settings = settings;
         this.execution = execution;
@@ -110,20 +115,45 @@ final class ConsoleReads {
         return operations().get(runId);
     }
 
-    /** A run with its history, or empty when there is none. */
+    /** A run with the newest page of each list of its history, or empty when there is none. */
     Optional<RunDetail> detail(UUID runId) {
         return operations().get(runId).map(this::detail);
     }
 
+    /**
+     * The run with the newest {@value ConsoleHistory#DEFAULT_LIMIT} of its attempts, events, steps and signals and
+     * the size of each list; a run pruned meanwhile has empty lists.
+     */
     RunDetail detail(Run run) {
-        RunOperations operations = operations();
+        int limit = ConsoleHistory.DEFAULT_LIMIT;
+        ConsoleHistory.Totals totals = history.totals(run.id()).orElseGet(() -> new ConsoleHistory.Totals(0, 0, 0, 0));
         return new RunDetail(
                 run,
-                operations.attempts(run.id()),
-                operations.events(run.id()),
-                operations.steps(run.id()),
-                operations.signals(run.id()),
+                History.of(history.attempts(run.id(), null, limit), totals.attempts()),
+                History.of(history.events(run.id(), null, limit), totals.events()),
+                History.of(history.steps(run.id(), null, limit), totals.steps()),
+                History.of(history.signals(run.id(), null, limit), totals.signals()),
                 RunActions.of(run, settings.unrestricted()));
+    }
+
+    /** The run's attempts after the cursor, newest first, or empty when there is no such run. */
+    Optional<Page<RunAttempt>> attempts(UUID runId, @Nullable String cursor, int limit) {
+        return run(runId).map(run -> history.attempts(runId, cursor, limit));
+    }
+
+    /** The run's events after the cursor, newest first, or empty when there is no such run. */
+    Optional<Page<RunEvent>> events(UUID runId, @Nullable String cursor, int limit) {
+        return run(runId).map(run -> history.events(runId, cursor, limit));
+    }
+
+    /** The run's steps after the cursor, newest completion first, or empty when there is no such run. */
+    Optional<Page<RunStep>> steps(UUID runId, @Nullable String cursor, int limit) {
+        return run(runId).map(run -> history.steps(runId, cursor, limit));
+    }
+
+    /** The run's signals after the cursor, newest first, or empty when there is no such run. */
+    Optional<Page<RunSignal>> signals(UUID runId, @Nullable String cursor, int limit) {
+        return run(runId).map(run -> history.signals(runId, cursor, limit));
     }
 
     private RunOperations operations() {
@@ -254,19 +284,39 @@ final class ConsoleReads {
             @Nullable String lastPollFailure) {}
 
     /**
-     * A run with its history and the actions the console offers for it; its result is {@code run.resultJson}.
+     * A run with the newest page of each list of its history and the actions the console offers for it; its result
+     * is {@code run.resultJson}.
      *
-     * @param steps its completed steps in completion order (S-ST-6)
-     * @param signals its mailbox, oldest first, with consumption times (S-SG-5)
+     * @param steps its completed steps, latest completion first (S-ST-6)
+     * @param signals its mailbox, newest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
      */
     record RunDetail(
             Run run,
-            List<RunAttempt> attempts,
-            List<RunEvent> events,
-            List<RunStep> steps,
-            List<RunSignal> signals,
+            History<RunAttempt> attempts,
+            History<RunEvent> events,
+            History<RunStep> steps,
+            History<RunSignal> signals,
             RunActions actions) {}
+
+    /**
+     * The newest items of one list of a run's history (S-CO-10).
+     *
+     * @param total how many items the list has; at most {@value ConsoleHistory#COUNT_CAP} for steps and signals
+     * @param totalCapped whether the list has more than {@code total} items, which were not counted
+     * @param nextCursor the cursor of the next, older page, or {@code null} when {@code items} is the whole list
+     */
+    record History<T>(
+            List<T> items,
+            long total,
+            boolean totalCapped,
+            @Nullable String nextCursor) {
+
+        static <T> History<T> of(Page<T> page, long counted) {
+            boolean capped = counted > ConsoleHistory.COUNT_CAP;
+            return new History<>(page.items(), capped ? ConsoleHistory.COUNT_CAP : counted, capped, page.nextCursor());
+        }
+    }
 
     /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8). */
     record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey) {

@@ -46,6 +46,10 @@ final class ConsoleRoutes {
                 .GET(path + "/api/overview", api::overview)
                 .GET(path + "/api/runs", api::runs)
                 .GET(path + "/api/runs/{runId}", api::run)
+                .GET(path + "/api/runs/{runId}/attempts", api::attempts)
+                .GET(path + "/api/runs/{runId}/events", api::events)
+                .GET(path + "/api/runs/{runId}/steps", api::steps)
+                .GET(path + "/api/runs/{runId}/signals", api::signals)
                 .GET(path + "/api/schedules", schedules::list)
                 .build();
         RouterFunction<ServerResponse> writes = RouterFunctions.route()

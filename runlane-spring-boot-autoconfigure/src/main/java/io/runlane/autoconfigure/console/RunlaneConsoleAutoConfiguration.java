@@ -38,13 +38,13 @@ public final class RunlaneConsoleAutoConfiguration {
             RunlaneProperties properties,
             ObjectProvider<ExecutionSettings> execution,
             ObjectProvider<RunWorker> worker) {
-        RunActivity activity = new RunActivity(
-                JdbcClient.create(dataSource),
-                new SqlTemplate(engine.settings().schema()),
-                engine.settings().environment());
+        JdbcClient jdbc = JdbcClient.create(dataSource);
+        SqlTemplate sql = new SqlTemplate(engine.settings().schema());
+        String environment = engine.settings().environment();
         return new ConsoleReads(
                 engine,
-                activity,
+                new RunActivity(jdbc, sql, environment),
+                new ConsoleHistory(jdbc, sql, environment),
                 ConsoleSettings.of(properties.getConsole()),
                 execution.getIfUnique(),
                 worker.getIfUnique());

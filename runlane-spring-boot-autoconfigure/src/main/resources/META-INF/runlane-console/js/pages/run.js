@@ -1,6 +1,10 @@
 // Run detail: facts, failure, actions, status timeline from events, attempts with durations, steps and signals when
-// the server sends them, payload and result pretty-printed. Fields named *Json hold JSON values embedded as they were
+// the run has them, payload and result pretty-printed. Fields named *Json hold JSON values embedded as they were
 // stored (the API writes them raw), so they are shown as they are, never parsed from text again.
+//
+// The detail carries the newest page of each list (events, attempts, steps, signals) with its total and a cursor
+// (S-CO-10). "Load more" appends the next older page from api/runs/{id}/<list>; the self-refresh reloads only the
+// detail and keeps the older pages already shown, so it never downloads them again.
 import {h, replace, statusBadge, statusClass, humanize, jsonBlock} from '../dom.js';
 import {get, post} from '../api.js';
 import {every, markUpdated, toast} from '../app.js';
@@ -8,31 +12,109 @@ import {confirmAction} from '../dialog.js';
 import {fact} from './overview.js';
 import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
 
+const PAGE_SIZE = 50;
+const GAP_PAGE_SIZE = 200;
+const GAP_PAGES = 3;
+
+/** Identifies an item within its list, so that pages and refreshes merge without duplicates. */
+const KEYS = {
+    events: event => String(event.sequence),
+    attempts: attempt => String(attempt.attempt),
+    steps: step => JSON.stringify([step.name, step.occurrence]),
+    signals: signal => signal.id
+};
+
 export function runPage(container, {id}) {
     const body = h('div', {class: 'stack'}, h('div', {class: 'loading', text: 'Loading…'}));
     container.append(body);
+    const lists = {};
+    let detail = null;
     let active = true;
-    const load = async () => {
-        try {
-            const detail = await get('runs/' + encodeURIComponent(id));
-            active = detail.run.status !== 'SUCCEEDED' && detail.run.status !== 'FAILED' && detail.run.status !== 'CANCELLED';
-            render(body, detail, load);
-            markUpdated();
-        } catch (error) {
-            active = false;
-            replace(body,
-                h('nav', {class: 'breadcrumb'}, h('a', {href: '#/runs', text: 'Runs'}), ' / ', h('span', {class: 'mono', text: id})),
-                h('div', {class: 'empty'}, h('h2', {text: error.status === 404 ? 'Run not found' : 'Could not load the run'}), h('p', {class: 'muted', text: error.message})));
-        }
+    let refreshing = false;
+    let queue = Promise.resolve();
+    // Refreshes and "Load more" run one after another, so a page never merges into a list a refresh is replacing.
+    const serially = task => { queue = queue.then(task, task); return queue; };
+    const show = () => render(body, detail, lists, loadMore, load);
+    const load = () => {
+        if (refreshing) return queue;
+        refreshing = true;
+        return serially(async () => {
+            try {
+                const fresh = await get('runs/' + encodeURIComponent(id));
+                for (const name of Object.keys(KEYS)) {
+                    lists[name] = await merge(id, name, lists[name], fresh[name]);
+                }
+                detail = fresh;
+                active = !['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(fresh.run.status);
+                show();
+                markUpdated();
+            } catch (error) {
+                active = false;
+                replace(body,
+                    h('nav', {class: 'breadcrumb'}, h('a', {href: '#/runs', text: 'Runs'}), ' / ', h('span', {class: 'mono', text: id})),
+                    h('div', {class: 'empty'}, h('h2', {text: error.status === 404 ? 'Run not found' : 'Could not load the run'}), h('p', {class: 'muted', text: error.message})));
+            } finally {
+                refreshing = false;
+            }
+        });
+    };
+    const loadMore = name => {
+        if (!lists[name]?.cursor || lists[name].loading) return;
+        lists[name].loading = true;
+        show();
+        serially(async () => {
+            const list = lists[name];
+            try {
+                const page = await get(`runs/${encodeURIComponent(id)}/${name}`, {cursor: list.cursor, limit: PAGE_SIZE});
+                list.items = union(name, list.items, page.items);
+                list.cursor = page.nextCursor;
+                list.extended = true;
+            } catch (error) {
+                toast(`Could not load more ${name}: ${error.message}`, 'error');
+            } finally {
+                list.loading = false;
+                show();
+            }
+        });
     };
     load();
     every(3, load, () => active);
 }
 
-function render(body, detail, reload) {
-    const {run, attempts, events, actions} = detail;
-    const steps = detail.steps ?? [];
-    const signals = detail.signals ?? [];
+/**
+ * The list after a refresh. Until older pages were loaded it is the fresh newest page. After, the fresh page is
+ * joined to the items shown: it overlaps them unless more items arrived since than it holds, and then the items in
+ * between are fetched (a few pages at most; beyond that the list starts again from the fresh page).
+ */
+async function merge(id, name, previous, fresh) {
+    const key = KEYS[name];
+    const start = {items: fresh.items, cursor: fresh.nextCursor, total: fresh.total, totalCapped: fresh.totalCapped,
+        extended: false, loading: previous?.loading ?? false};
+    if (!previous?.extended || previous.items.length === 0) return start;
+    const newestShown = key(previous.items[0]);
+    let items = fresh.items;
+    let cursor = fresh.nextCursor;
+    for (let page = 0; cursor && !items.some(item => key(item) === newestShown) && page < GAP_PAGES; page++) {
+        const older = await get(`runs/${encodeURIComponent(id)}/${name}`, {cursor, limit: GAP_PAGE_SIZE});
+        items = union(name, items, older.items);
+        cursor = older.nextCursor;
+    }
+    if (!items.some(item => key(item) === newestShown)) {
+        return {...start, items, cursor, extended: cursor !== fresh.nextCursor};
+    }
+    return {...start, items: union(name, items, previous.items), cursor: previous.cursor, extended: true};
+}
+
+/** `newer` followed by the items of `older` it does not hold; both newest first. */
+function union(name, newer, older) {
+    const key = KEYS[name];
+    const seen = new Set(newer.map(key));
+    return newer.concat(older.filter(item => !seen.has(key(item))));
+}
+
+function render(body, detail, lists, loadMore, reload) {
+    const {run, actions} = detail;
+    const {events, attempts, steps, signals} = lists;
     const result = run.resultJson ?? detail.resultJson;
     const open = document.activeElement;
     const openDetails = new Set([...body.querySelectorAll('details[open]')].map(d => d.dataset.key));
@@ -63,15 +145,32 @@ function render(body, detail, reload) {
         run.failure ? failurePanel(run.failure) : null,
         h('div', {class: 'grid-detail'},
             h('div', {class: 'stack'},
-                section('Timeline', `${events.length} event${events.length === 1 ? '' : 's'}`, timeline(events), 'timeline'),
-                section('Attempts', attempts.length ? null : 'none yet', attemptsTable(attempts), 'attempts')),
+                section('Timeline', count(events, 'event', 'events'), [timeline(events.items), more('events', events, loadMore)], 'timeline'),
+                section('Attempts', attempts.total ? count(attempts, 'attempt', 'attempts') : 'none yet',
+                    [attemptsTable(attempts.items), more('attempts', attempts, loadMore)], 'attempts')),
             h('div', {class: 'stack'},
                 section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
                 result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null,
-                steps.length ? section('Steps', `${steps.length} completed`, stepsTable(steps), 'steps') : null,
-                signals.length ? section('Signals', `${signals.length}`, signalsTable(signals), 'signals') : null)));
+                steps.items.length ? section('Steps', count(steps, 'completed', 'completed'), [stepsTable(steps.items), more('steps', steps, loadMore)], 'steps') : null,
+                signals.items.length ? section('Signals', count(signals, 'signal', 'signals'), [signalsTable(signals.items), more('signals', signals, loadMore)], 'signals') : null)));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
+}
+
+/** "3,000 completed · 100 shown", "10,000+ signals · 50 shown", "2 events". */
+function count(list, one, many) {
+    const total = list.total.toLocaleString() + (list.totalCapped ? '+' : '');
+    const noun = list.total === 1 && !list.totalCapped ? one : many;
+    const shown = list.items.length < list.total || list.totalCapped ? ` · ${list.items.length.toLocaleString()} shown` : '';
+    return `${total} ${noun}${shown}`;
+}
+
+/** The list's "Load more" button, while older items remain. */
+function more(name, list, loadMore) {
+    if (!list.cursor) return null;
+    return h('div', {class: 'load-more'},
+        h('button', {class: 'button button-small', id: 'load-more-' + name, disabled: list.loading,
+            text: list.loading ? 'Loading…' : 'Load more', on: {click: () => loadMore(name)}}));
 }
 
 function section(title, hint, content, id) {
@@ -143,9 +242,10 @@ function actionBar(run, actions, reload) {
     return buttons.length ? h('div', {class: 'actions', id: 'actions'}, buttons) : null;
 }
 
+/** Events newest first; each shows the time since the event before it, when that one is loaded. */
 function timeline(events) {
     return h('ol', {class: 'timeline'}, events.map((event, index) => {
-        const next = events[index + 1];
+        const previous = events[index + 1];
         return h('li', {class: 'timeline-item', dataset: {type: event.type}},
             h('span', {class: ['timeline-dot', statusClass(event.status)]}),
             h('div', {class: 'timeline-body'},
@@ -154,7 +254,7 @@ function timeline(events) {
                     statusBadge(event.status),
                     h('span', {class: 'muted', title: formatAbsolute(event.createdAt), text: formatPrecise(event.createdAt)}),
                     event.actor ? h('span', {class: 'muted'}, 'by ', h('span', {class: 'mono actor', text: event.actor, title: event.actor})) : null,
-                    next ? h('span', {class: 'timeline-gap', text: '+' + formatDuration(between(event.createdAt, next.createdAt))}) : null),
+                    previous ? h('span', {class: 'timeline-gap', text: '+' + formatDuration(between(previous.createdAt, event.createdAt))}) : null),
                 event.detail ? h('div', {class: 'timeline-detail', text: event.detail}) : null));
     }));
 }
@@ -176,21 +276,21 @@ function attemptsTable(attempts) {
 function stepsTable(steps) {
     return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
         h('thead', {}, h('tr', {}, ['Step', '#', 'Completed', 'Result'].map(text => h('th', {text})))),
-        h('tbody', {}, steps.map((step, index) => h('tr', {},
+        h('tbody', {}, steps.map(step => h('tr', {class: 'step-row'},
             h('td', {class: 'strong', text: step.name}),
             h('td', {class: 'num', text: step.occurrence}),
             h('td', {title: formatAbsolute(step.completedAt), text: formatPrecise(step.completedAt)}),
             h('td', {}, step.resultJson === null || step.resultJson === undefined ? h('span', {class: 'muted', text: '—'})
-                : h('details', {dataset: {key: 'step-' + index}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))))))));
+                : h('details', {dataset: {key: 'step-' + KEYS.steps(step)}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))))))));
 }
 
 function signalsTable(signals) {
     return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
         h('thead', {}, h('tr', {}, ['Signal', 'Sent', 'Consumed', 'Deduplication key', 'Payload'].map(text => h('th', {text})))),
-        h('tbody', {}, signals.map((signal, index) => h('tr', {},
+        h('tbody', {}, signals.map(signal => h('tr', {class: 'signal-row'},
             h('td', {class: 'strong', text: signal.name}),
             h('td', {title: formatAbsolute(signal.sentAt), text: formatPrecise(signal.sentAt)}),
             h('td', {}, signal.consumedAt ? h('span', {title: formatAbsolute(signal.consumedAt), text: formatPrecise(signal.consumedAt)}) : h('span', {class: 'badge status-waiting', text: 'Pending'})),
             h('td', {class: 'mono small', text: signal.deduplicationKey ?? '—'}),
-            h('td', {}, h('details', {dataset: {key: 'signal-' + index}}, h('summary', {text: 'payload'}), jsonBlock(signal.payloadJson))))))));
+            h('td', {}, h('details', {dataset: {key: 'signal-' + signal.id}}, h('summary', {text: 'payload'}), jsonBlock(signal.payloadJson))))))));
 }
