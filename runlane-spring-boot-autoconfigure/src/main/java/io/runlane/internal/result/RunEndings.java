@@ -2,6 +2,7 @@ package io.runlane.internal.result;
 
 import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.QuietConnectionCheck;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.SqlTemplate;
 import io.runlane.internal.jdbc.TransitionSql;
@@ -348,12 +349,16 @@ public final class RunEndings implements EngineListener {
                 listenerReady.countDown();
                 // Ends heard before LISTEN took effect are found by the callers' own reads and polls.
                 wakeEveryone();
+                QuietConnectionCheck check = new QuietConnectionCheck(QuietConnectionCheck.DEFAULT_INTERVAL);
                 while (!stopped) {
                     org.postgresql.PGNotification[] heard = pg.getNotifications(250);
-                    if (heard != null) {
+                    if (heard != null && heard.length > 0) {
+                        check.answered();
                         for (org.postgresql.PGNotification notification : heard) {
                             dispatch(notification.getParameter());
                         }
+                    } else {
+                        check.requireAnswering(connection);
                     }
                     if (!subscriptions.isEmpty()) {
                         idleSince = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.runlane.internal.worker;
 
+import io.runlane.internal.QuietConnectionCheck;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,9 +19,8 @@ import org.postgresql.PGNotification;
  * after a pause, whatever failed, errors included (S-MO-4).
  *
  * <p>Waiting for notifications cannot tell a quiet server from one that stopped answering (a hung primary keeps its
- * connections open): every wait ends empty. So while no notification arrives, the listener asks the connection
- * whether it is still valid every {@code healthCheckInterval}, bounded by the same time, and reconnects when it is not
- * (S-MO-10).
+ * connections open): every wait ends empty. So while no notification arrives, the listener checks the connection
+ * ({@link QuietConnectionCheck}) and reconnects when it does not answer (S-MO-10).
  */
 final class WakeUpListener implements Runnable {
 
@@ -30,9 +30,6 @@ final class WakeUpListener implements Runnable {
 
     /** The pause before the first reconnection of an outage: a failover's new primary is usually there by then. */
     private static final Duration FIRST_RECONNECT_PAUSE = Duration.ofSeconds(1);
-
-    /** How often an idle listening connection is checked, unless the worker's settings say otherwise. */
-    static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(2);
 
     private static final int NOTIFICATION_WAIT_MILLIS = 500;
 
@@ -53,7 +50,7 @@ final class WakeUpListener implements Runnable {
     private volatile Connection connection;
 
     WakeUpListener(DataSource dataSource, String schema, String ownOrigin, Runnable wakeUp) {
-        this(dataSource, schema, ownOrigin, wakeUp, DEFAULT_HEALTH_CHECK_INTERVAL);
+        this(dataSource, schema, ownOrigin, wakeUp, QuietConnectionCheck.DEFAULT_INTERVAL);
     }
 
     WakeUpListener(
@@ -77,17 +74,16 @@ final class WakeUpListener implements Runnable {
                 PGConnection pg = listening.unwrap(PGConnection.class);
                 healthy = true;
                 wakeUp.run();
-                long lastAnswer = System.nanoTime();
+                QuietConnectionCheck check = new QuietConnectionCheck(healthCheckInterval);
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(NOTIFICATION_WAIT_MILLIS);
                     if (notifications != null && notifications.length > 0) {
-                        lastAnswer = System.nanoTime();
+                        check.answered();
                         if (fromElsewhere(notifications, ownOrigin)) {
                             wakeUp.run();
                         }
-                    } else if (System.nanoTime() - lastAnswer >= healthCheckInterval.toNanos()) {
-                        requireAnswering(listening);
-                        lastAnswer = System.nanoTime();
+                    } else {
+                        check.requireAnswering(listening);
                     }
                 }
             } catch (SQLException | RuntimeException | Error ex) {
@@ -122,14 +118,6 @@ final class WakeUpListener implements Runnable {
 
     void stop() {
         running = false;
-    }
-
-    /** Throws unless the connection answers a round trip within the health-check interval (at least one second). */
-    private void requireAnswering(Connection listening) throws SQLException {
-        int timeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, healthCheckInterval.toSeconds()));
-        if (!listening.isValid(timeoutSeconds)) {
-            throw new SQLException("The listening connection did not answer within " + timeoutSeconds + " s");
-        }
     }
 
     private void pause(Duration pause) {
