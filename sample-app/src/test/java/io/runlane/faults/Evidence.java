@@ -74,7 +74,8 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
             """;
 
     static Evidence load(FaultCluster cluster, String scenario) throws SQLException {
-        try (Connection connection = cluster.connect()) {
+        try (Connection connection = cluster.connect();
+                Connection effectLog = cluster.connectEffects()) {
             String schema = cluster.schema();
             List<RunRow> runs = query(
                     connection,
@@ -100,7 +101,7 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
                             String.valueOf(rs.getString(6)),
                             String.valueOf(rs.getString(7))));
             List<EffectRow> effects;
-            try (PreparedStatement statement = connection.prepareStatement(EFFECTS.formatted(cluster.effectSchema()))) {
+            try (PreparedStatement statement = effectLog.prepareStatement(EFFECTS.formatted(cluster.effectSchema()))) {
                 statement.setString(1, scenario);
                 effects = rows(
                         statement,

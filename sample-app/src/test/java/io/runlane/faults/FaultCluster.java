@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * instances share one fresh Runlane schema; scenarios keep apart by the prefix of their idempotency keys. The
  * effect log and the application table of transactional steps ({@link StepRows}) live in a schema of their own next
  * to it.
+ *
+ * <p>A failover cluster ({@link #onPair}) runs Runlane on a {@link ReplicatedPostgres} pair instead, through a
+ * multi-host URL and without proxies, while its effect log stays on the suite's own PostgreSQL, so the record of
+ * what the handlers did never goes through the failover it measures.
  */
 final class FaultCluster implements AutoCloseable {
 
@@ -29,6 +33,10 @@ final class FaultCluster implements AutoCloseable {
 
     private final FaultDatabase database;
 
+    private final @Nullable ReplicatedPostgres pair;
+
+    private final Path directory;
+
     private final String schema;
 
     private final String applicationPrefix;
@@ -38,18 +46,51 @@ final class FaultCluster implements AutoCloseable {
     private final List<TcpProxy> proxies = new ArrayList<>();
 
     FaultCluster(FaultDatabase database, String suiteId, int size, Path directory) throws IOException, SQLException {
+        this(database, null, "faults", suiteId, size, directory);
+    }
+
+    /**
+     * A cluster whose instances run Runlane on {@code pair}, with the pool and driver settings the high-availability
+     * guide recommends; the effect log lives on {@code database}. Its instances' logs go to {@code directory}.
+     */
+    static FaultCluster onPair(
+            ReplicatedPostgres pair, FaultDatabase database, String suiteId, int size, Path directory)
+            throws IOException, SQLException {
+        return new FaultCluster(database, pair, "failover", suiteId, size, directory);
+    }
+
+    private FaultCluster(
+            FaultDatabase database,
+            @Nullable ReplicatedPostgres pair,
+            String kind,
+            String suiteId,
+            int size,
+            Path directory)
+            throws IOException, SQLException {
         this.database = database;
-        this.schema = "rl_faults_" + suiteId;
-        this.applicationPrefix = "faults-" + suiteId + "-";
+        this.pair = pair;
+        this.directory = directory;
+        this.schema = "rl_" + kind + "_" + suiteId;
+        this.applicationPrefix = kind + "-" + suiteId + "-";
         createEffectLog();
         for (int i = 1; i <= size; i++) {
             String name = "node-" + i;
-            TcpProxy proxy = new TcpProxy(name, database.host(), database.port());
-            proxies.add(proxy);
-            List<String> settings = List.of(
-                    "--spring.datasource.url=" + database.jdbcUrl("127.0.0.1", proxy.port(), runlaneApplication(name)),
+            TcpProxy proxy = null;
+            List<String> settings = new ArrayList<>();
+            if (pair == null) {
+                proxy = new TcpProxy(name, database.host(), database.port());
+                proxies.add(proxy);
+                settings.add("--spring.datasource.url="
+                        + database.jdbcUrl("127.0.0.1", proxy.port(), runlaneApplication(name)));
+                settings.add("--spring.datasource.hikari.connection-timeout=3000");
+            } else {
+                settings.add("--spring.datasource.url=" + pair.jdbcUrl(runlaneApplication(name)));
+                settings.addAll(ReplicatedPostgres.POOL_SETTINGS);
+                settings.addAll(ReplicatedPostgres.PROBE_SETTINGS);
+                settings.add("--spring.web.error.include-exception=true");
+            }
+            settings.addAll(List.of(
                     "--spring.datasource.hikari.maximum-pool-size=16",
-                    "--spring.datasource.hikari.connection-timeout=3000",
                     "--spring.datasource.hikari.initialization-fail-timeout=-1",
                     "--faults.effects.url=" + database.directJdbcUrl(applicationPrefix + "effects-" + name),
                     "--faults.effects.schema=" + effectSchema(),
@@ -65,13 +106,24 @@ final class FaultCluster implements AutoCloseable {
                     "--spring.main.banner-mode=off",
                     "--spring.jmx.enabled=false",
                     "--server.shutdown=graceful",
-                    "--management.endpoints.access.default=none");
+                    "--management.endpoints.access.default=none"));
             nodes.add(new FaultNode(name, freePort(), proxy, settings, directory.resolve(name + ".log")));
         }
     }
 
     FaultDatabase database() {
         return database;
+    }
+
+    /** The replicated pair Runlane runs on, or {@code null} when it runs on {@link #database()}. */
+    @Nullable
+    ReplicatedPostgres pair() {
+        return pair;
+    }
+
+    /** Where the instances' logs ({@code node-N.log}) are. */
+    Path directory() {
+        return directory;
     }
 
     String schema() {
@@ -107,7 +159,13 @@ final class FaultCluster implements AutoCloseable {
         return applicationPrefix + "runlane-%";
     }
 
+    /** A connection to the database holding Runlane's tables. */
     Connection connect() throws SQLException {
+        return pair != null ? pair.connect(applicationPrefix + "suite") : database.connect(applicationPrefix + "suite");
+    }
+
+    /** A connection to the database holding the effect log: {@link #connect()}'s but for a failover cluster. */
+    Connection connectEffects() throws SQLException {
         return database.connect(applicationPrefix + "suite");
     }
 
@@ -149,6 +207,13 @@ final class FaultCluster implements AutoCloseable {
 
     /** Heals every link, removes latency and starts stopped instances: the cluster before a scenario or a drain. */
     void restore() throws IOException, InterruptedException {
+        if (pair != null) {
+            try {
+                pair.restore();
+            } catch (SQLException ex) {
+                throw new IOException("Rebuilding the standby failed", ex);
+            }
+        }
         for (TcpProxy proxy : proxies) {
             proxy.heal();
             proxy.latency(Duration.ZERO);
@@ -175,16 +240,18 @@ final class FaultCluster implements AutoCloseable {
     /** Drops the suite's schemas from a server the suite did not start, once every scenario passed. */
     void dropSchemas() {
         try (Connection connection = connect();
-                Statement statement = connection.createStatement()) {
+                Statement statement = connection.createStatement();
+                Connection effects = connectEffects();
+                Statement effectStatement = effects.createStatement()) {
             statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            statement.execute("DROP SCHEMA IF EXISTS " + effectSchema() + " CASCADE");
+            effectStatement.execute("DROP SCHEMA IF EXISTS " + effectSchema() + " CASCADE");
         } catch (SQLException ex) {
             System.err.println("Dropping the suite's schemas failed: " + ex);
         }
     }
 
     private void createEffectLog() throws SQLException {
-        try (Connection connection = connect();
+        try (Connection connection = connectEffects();
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + effectSchema());
             statement.execute("""

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +42,10 @@ import org.junit.jupiter.api.TestInstance;
  * scenario, default 12), {@code faults.rate} (keys per second, default 15), {@code faults.seed} (replays a run's
  * fault times, targets and load), {@code faults.scenarios} (a comma-separated subset). On a broken invariant the
  * effect log and the events of the offending runs are left under {@code target/faults/<scenario>/}.
+ *
+ * <p>The failover scenarios run on a second cluster of three instances, started the first time one is selected, whose
+ * Runlane database is a {@link ReplicatedPostgres} pair under {@code target/faults/failover/}; without the machine's
+ * PostgreSQL binaries they are skipped with a printed line.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FaultInjectionIT {
@@ -60,6 +66,12 @@ class FaultInjectionIT {
 
     private FaultCluster cluster;
 
+    private String suiteId;
+
+    private @Nullable ReplicatedPostgres pair;
+
+    private @Nullable FaultCluster failoverCluster;
+
     private boolean skewed;
 
     private int started;
@@ -75,7 +87,7 @@ class FaultInjectionIT {
         String jdbcUrl = System.getenv("RUNLANE_TEST_JDBC_URL");
         database = FaultDatabase.open(jdbcUrl, directory.resolve("pg").toAbsolutePath());
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopCluster));
-        String suiteId = seed + "_" + (System.currentTimeMillis() % 100_000);
+        suiteId = seed + "_" + (System.currentTimeMillis() % 100_000);
         cluster = new FaultCluster(database, suiteId, 3, directory);
         System.out.println("FAULTS seed=" + seed + " (replay with -Dfaults.seed=" + seed + ") seconds="
                 + window.toSeconds() + " rate=" + rate + " database=" + database.describe() + " schema="
@@ -90,6 +102,15 @@ class FaultInjectionIT {
     void stopCluster() {
         if (!stopped.compareAndSet(false, true)) {
             return;
+        }
+        if (failoverCluster != null) {
+            failoverCluster.close();
+            if (database != null && !database.restartable() && passed == started) {
+                failoverCluster.dropSchemas();
+            }
+        }
+        if (pair != null) {
+            pair.close();
         }
         if (cluster != null) {
             cluster.close();
@@ -129,6 +150,7 @@ class FaultInjectionIT {
                 && scenario.faults().isEmpty()) {
             Assumptions.abort("libfaketime is not installed: the clock-skew scenario is skipped");
         }
+        FaultCluster cluster = clusterFor(scenario);
         started++;
         Path scenarioDirectory = directory.resolve(scenario.name());
         Files.createDirectories(scenarioDirectory);
@@ -160,7 +182,7 @@ class FaultInjectionIT {
             cluster.restore();
         }
         long drainStart = System.nanoTime();
-        drain(scenario.name());
+        drain(cluster, scenario.name());
         long drainMillis = Duration.ofNanos(System.nanoTime() - drainStart).toMillis();
 
         Evidence evidence = Evidence.load(cluster, scenario.name());
@@ -179,9 +201,14 @@ class FaultInjectionIT {
                     .check(report);
         }
         report.unanswered = load.unanswered();
-        List<String> unfounded = LeaseLossWarnings.unfounded(directory, scenario.name(), evidence);
+        List<String> unfounded = LeaseLossWarnings.unfounded(cluster.directory(), scenario.name(), evidence);
         report.unfoundedLeaseLossWarnings = unfounded.size();
         unfounded.forEach(warning -> report.note("lease-loss warning without a lease expiry: " + warning));
+        for (Fault fault : faults) {
+            if (fault instanceof Failover failover) {
+                failover.measure(report, evidence, load, scenarioDirectory);
+            }
+        }
         checkExpectations(scenario, context, evidence, report);
         context.notes().forEach(report::note);
         System.out.println("FAULTS-EVENT scenario=" + scenario.name() + " triggers answered=" + load.answered()
@@ -265,8 +292,39 @@ class FaultInjectionIT {
         return true;
     }
 
+    /**
+     * The cluster a scenario runs on: the shared one, or for a failover scenario the one on the replicated pair,
+     * started the first time. Its first instance starts alone and creates Runlane's schema, so that the others do not
+     * wait for that migration with the short socket time-out of the failover URL. Aborts the scenario, with a printed
+     * line, when the pair cannot run here.
+     */
+    private FaultCluster clusterFor(FaultScenario scenario) throws Exception {
+        if (!scenario.failover()) {
+            return cluster;
+        }
+        if (failoverCluster == null) {
+            Optional<String> unavailable = ReplicatedPostgres.unavailable();
+            if (unavailable.isPresent()) {
+                String line = "FAULTS scenario=" + scenario.name() + " skipped_failover=" + unavailable.get();
+                lines.add(line);
+                System.out.println(line);
+                Assumptions.abort(line);
+            }
+            long start = System.nanoTime();
+            Path failoverDirectory = directory.resolve("failover");
+            pair = ReplicatedPostgres.start(failoverDirectory.resolve("pg"));
+            failoverCluster = FaultCluster.onPair(pair, database, suiteId, 3, failoverDirectory);
+            failoverCluster.restart(failoverCluster.node(0), null);
+            failoverCluster.startAll();
+            System.out.println("FAULTS-EVENT failover cluster of 3 instances on " + pair.describe() + " ready in "
+                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; instances' URL "
+                    + pair.jdbcUrl("…"));
+        }
+        return failoverCluster;
+    }
+
     /** Waits, bounded, until every run of the scenario is terminal; what is not by then is reported as stuck. */
-    private void drain(String scenario) {
+    private void drain(FaultCluster cluster, String scenario) {
         try {
             await().atMost(DRAIN_TIMEOUT)
                     .pollInterval(Duration.ofMillis(250))

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One instance of the cluster: a separate JVM running {@link FaultNodeApplication} with its database link through
- * its own {@link TcpProxy}. Each start is a new generation with its own instance name ({@code node-2.g3}), so the
- * effect log tells which process ran an attempt and the suite knows which processes it killed. The process's output
- * goes to {@code node-N.log} under the suite's directory.
+ * its own {@link TcpProxy} (a failover cluster's instances have none: they reach the replicated pair directly). Each
+ * start is a new generation with its own instance name ({@code node-2.g3}), so the effect log tells which process
+ * ran an attempt and the suite knows which processes it killed. The process's output goes to {@code node-N.log}
+ * under the suite's directory.
  */
 final class FaultNode implements AutoCloseable {
 
@@ -30,7 +31,7 @@ final class FaultNode implements AutoCloseable {
 
     private final int httpPort;
 
-    private final TcpProxy proxy;
+    private final @Nullable TcpProxy proxy;
 
     private final List<String> settings;
 
@@ -42,7 +43,7 @@ final class FaultNode implements AutoCloseable {
 
     private @Nullable ClockSkew skew;
 
-    FaultNode(String name, int httpPort, TcpProxy proxy, List<String> settings, Path log) {
+    FaultNode(String name, int httpPort, @Nullable TcpProxy proxy, List<String> settings, Path log) {
         this.name = name;
         this.httpPort = httpPort;
         this.proxy = proxy;
@@ -55,6 +56,9 @@ final class FaultNode implements AutoCloseable {
     }
 
     TcpProxy proxy() {
+        if (proxy == null) {
+            throw new IllegalStateException(name + " reaches its database without a proxy");
+        }
         return proxy;
     }
 

@@ -58,6 +58,8 @@ final class FaultReport {
 
     private final List<String> notes = new ArrayList<>();
 
+    private final Map<String, Long> figures = new LinkedHashMap<>();
+
     FaultReport(String scenario, long seed) {
         this.scenario = scenario;
         this.seed = seed;
@@ -84,6 +86,11 @@ final class FaultReport {
     /** A fact about the scenario worth printing, such as what a fault injector did. */
     void note(String text) {
         notes.add(text);
+    }
+
+    /** A measurement a scenario adds to its line after the counts, such as a recovery time; reported, not asserted. */
+    void figure(String name, long value) {
+        figures.put(name, value);
     }
 
     boolean passed() {
@@ -114,7 +121,14 @@ final class FaultReport {
                 + " event_violations=" + eventViolations + " unexplained_reexecutions=" + unexplained
                 + " missing_effects=" + missingEffects + " zombie_completions_refused=" + zombiesRefused
                 + " unanswered_triggers=" + unanswered + " unfounded_lease_loss_warnings=" + unfoundedLeaseLossWarnings
-                + " seed=" + seed;
+                + figures() + " seed=" + seed;
+    }
+
+    private String figures() {
+        StringBuilder line = new StringBuilder();
+        figures.forEach(
+                (name, value) -> line.append(' ').append(name).append('=').append(value));
+        return line.toString();
     }
 
     String reasonSummary() {

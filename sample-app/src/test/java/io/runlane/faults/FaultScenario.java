@@ -36,9 +36,14 @@ record FaultScenario(
 
     private static final List<Integer> ANY_NODE = List.of(0, 1, 2);
 
+    /** Whether the scenario fails over a replicated pair, so it runs on a cluster of its own on that pair. */
+    boolean failover() {
+        return faults.stream().anyMatch(Failover.class::isInstance);
+    }
+
     /**
-     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, then all of them
-     * at once.
+     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, all of them at
+     * once, and the failovers of a synchronously replicated pair: its primary killed, and its primary hung.
      */
     static List<FaultScenario> all() {
         return List.of(
@@ -70,6 +75,9 @@ record FaultScenario(
                                 Faults.restartDatabase(),
                                 Faults.rowLock()),
                         true,
-                        Reexecution.CUT_ATTEMPTS));
+                        Reexecution.CUT_ATTEMPTS),
+                new FaultScenario("failover-kill", List.of(Failover.killingPrimary()), false, Reexecution.CUT_ATTEMPTS),
+                new FaultScenario(
+                        "failover-hung", List.of(Failover.freezingPrimary()), false, Reexecution.CUT_ATTEMPTS));
     }
 }

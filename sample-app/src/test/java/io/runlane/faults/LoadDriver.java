@@ -9,17 +9,23 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Drives a scenario's load through the instances' HTTP trigger endpoint: {@code keys} keys spread evenly over the
@@ -33,6 +39,9 @@ final class LoadDriver {
     static final int TRIGGERS_PER_KEY = 3;
 
     private static final Duration RETRY_PAUSE = Duration.ofMillis(300);
+
+    /** The exception class an error answer of Spring Boot names, with {@code spring.web.error.include-exception}. */
+    private static final Pattern EXCEPTION = Pattern.compile("\"exception\":\"(?:[\\w$]+\\.)*([\\w$]+)\"");
 
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -52,6 +61,10 @@ final class LoadDriver {
     private final AtomicInteger unanswered = new AtomicInteger();
 
     private final AtomicInteger retries = new AtomicInteger();
+
+    private final Queue<Long> answerTimes = new ConcurrentLinkedQueue<>();
+
+    private final Map<String, AtomicInteger> refusals = new ConcurrentSkipListMap<>();
 
     /** One trigger of the plan: when (from the start of the window), which key, first instance to ask. */
     private record Planned(long atMillis, String key, long workMillis, int node) {}
@@ -121,6 +134,21 @@ final class LoadDriver {
         return retries.get();
     }
 
+    /** When each 2xx answer arrived ({@link System#nanoTime()}), in no particular order. */
+    List<Long> answerTimes() {
+        return List.copyOf(answerTimes);
+    }
+
+    /**
+     * The tries that got no 2xx answer, counted by what they got: the status and the exception the instance names
+     * (when it includes exceptions in its error answers), or no answer at all.
+     */
+    Map<String, Integer> refusals() {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        refusals.forEach((what, count) -> counts.put(what, count.get()));
+        return counts;
+    }
+
     private void send(
             ScheduledExecutorService scheduler, Planned trigger, int node, long giveUpAt, CountDownLatch done) {
         FaultNode target = nodes.get(node % nodes.size());
@@ -134,14 +162,18 @@ final class LoadDriver {
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() / 100 == 2) {
+                answerTimes.add(System.nanoTime());
                 String[] answer = response.body().trim().split(" ");
                 acks.computeIfAbsent(trigger.key(), key -> new CopyOnWriteArrayList<>())
                         .add(new Ack(trigger.key(), UUID.fromString(answer[0]), answer[1], target.instance()));
                 done.countDown();
                 return;
             }
+            Matcher exception = EXCEPTION.matcher(response.body());
+            refused("HTTP " + response.statusCode() + (exception.find() ? " " + exception.group(1) : ""));
         } catch (IOException ex) {
             // No answer: the instance is down, partitioned or slow; the trigger may or may not have been stored.
+            refused("no answer (" + ex.getClass().getSimpleName() + ")");
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             done.countDown();
@@ -157,6 +189,10 @@ final class LoadDriver {
                 () -> send(scheduler, trigger, node + 1, giveUpAt, done),
                 RETRY_PAUSE.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    private void refused(String what) {
+        refusals.computeIfAbsent(what, key -> new AtomicInteger()).incrementAndGet();
     }
 
     private static String encode(String value) {
