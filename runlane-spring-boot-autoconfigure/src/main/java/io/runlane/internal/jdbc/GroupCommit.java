@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>a statement that failed before it could commit anything (a lock timeout, a constraint, a deadlock) hands
  *       every run back in the same way;
  *   <li>only a lost connection, after which nobody knows whether the statement committed, fails every caller of the
- *       group with the error, as it would have failed each of them alone.
+ *       group with the error, as it would have failed each of them alone; so does anything else the leader meets
+ *       that is not a database's refusal, an {@link Error} included: every caller gets an answer or an exception,
+ *       none waits forever for a leader that gave up.
  * </ul>
  */
 final class GroupCommit {
@@ -96,8 +98,8 @@ final class GroupCommit {
                         lead();
                     } finally {
                         lanes.release();
+                        signalGroupEnded();
                     }
-                    signalGroupEnded();
                 } else {
                     interrupted |= awaitGroupEnd(mine);
                 }
@@ -117,7 +119,11 @@ final class GroupCommit {
         return inFlight < LANES || (inFlight < SOLO_LANES && callers.get() <= SOLO_LANES);
     }
 
-    /** Admits one group: the runs queued so far, at most {@link #MAX_GROUP}. */
+    /**
+     * Admits one group: the runs queued so far, at most {@link #MAX_GROUP}. Settles every run of the group whatever
+     * the leader meets: an {@link Error} (or any other throwable) from the statement or from reading its answers
+     * fails each caller still waiting with it, like a lost connection, since the statement may have committed.
+     */
     private void lead() {
         List<Pending> group = new ArrayList<>();
         for (Pending next = queued.poll(); next != null; next = group.size() < MAX_GROUP ? queued.poll() : null) {
@@ -127,6 +133,18 @@ final class GroupCommit {
         if (group.isEmpty()) {
             return;
         }
+        try {
+            admitTogether(group);
+        } catch (Throwable ex) {
+            for (Pending pending : group) {
+                if (!pending.settled()) {
+                    pending.fail(ex);
+                }
+            }
+        }
+    }
+
+    private void admitTogether(List<Pending> group) {
         List<@Nullable Admission> answers;
         try {
             answers = together.admit(group.stream().map(Pending::run).toList());
@@ -196,7 +214,7 @@ final class GroupCommit {
 
         private volatile @Nullable Admission answer;
 
-        private volatile @Nullable RuntimeException failure;
+        private volatile @Nullable Throwable failure;
 
         private volatile boolean alone;
 
@@ -227,7 +245,7 @@ final class GroupCommit {
             this.answer = admission;
         }
 
-        void fail(RuntimeException ex) {
+        void fail(Throwable ex) {
             this.failure = ex;
         }
 
@@ -238,9 +256,15 @@ final class GroupCommit {
 
         /** On the caller's thread, once settled. */
         Admission answer() {
-            RuntimeException failed = failure;
+            Throwable failed = failure;
+            if (failed instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (failed instanceof Error error) {
+                throw error;
+            }
             if (failed != null) {
-                throw failed;
+                throw new IllegalStateException("Admitting the group failed", failed);
             }
             Admission admitted = answer;
             return admitted != null ? admitted : GroupCommit.this.alone.apply(run);

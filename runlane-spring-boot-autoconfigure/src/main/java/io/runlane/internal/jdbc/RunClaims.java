@@ -33,6 +33,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds whose row another
  * transaction has not locked against the update (S-EX-16), and report each run's fencing token and status so that the worker can tell
  * attempts about cancellation and lost leases. A claimed run whose handler never started is handed back (S-EX-17).
+ *
+ * <p>Each claimed run carries when its statement was sent ({@link ClaimedRun#claimSentNanos}): the database starts
+ * the lease no earlier, so the worker can tell from its own monotonic clock whether an answer that came late left
+ * enough of the lease to start the handler (S-EX-30).
  */
 public final class RunClaims {
 
@@ -159,11 +163,15 @@ public final class RunClaims {
     /** What a heartbeat learned about one held run. */
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
-    private static final RowMapper<ClaimedRun> CLAIMED = (rs, rowNum) -> new ClaimedRun(
-            RunRowMapper.INSTANCE.mapRow(rs, rowNum),
-            rs.getLong("fencing_token"),
-            rs.getInt("releases"),
-            TraceContextColumn.decode(rs.getString("trace_context")));
+    /** Maps the claimed rows of a claim statement sent at {@code sentNanos} ({@link ClaimedRun#claimSentNanos}). */
+    private static RowMapper<ClaimedRun> claimedAt(long sentNanos) {
+        return (rs, rowNum) -> new ClaimedRun(
+                RunRowMapper.INSTANCE.mapRow(rs, rowNum),
+                rs.getLong("fencing_token"),
+                rs.getInt("releases"),
+                TraceContextColumn.decode(rs.getString("trace_context")),
+                sentNanos);
+    }
 
     private final JdbcClient jdbc;
 
@@ -199,9 +207,10 @@ public final class RunClaims {
             return List.of();
         }
         MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
+        long sent = System.nanoTime();
         return jdbc.sql(withLimit(claim, limit))
                 .paramSource(params)
-                .query(CLAIMED)
+                .query(claimedAt(sent))
                 .list();
     }
 
@@ -219,7 +228,11 @@ public final class RunClaims {
             jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
             String statement = withLimit(claimWithinLimit, limit)
                     .replace("{scan}", Integer.toString(Math.max(limit, concurrencyLimit) * 10));
-            return jdbc.sql(statement).paramSource(params).query(CLAIMED).list();
+            long sent = System.nanoTime();
+            return jdbc.sql(statement)
+                    .paramSource(params)
+                    .query(claimedAt(sent))
+                    .list();
         });
     }
 

@@ -56,7 +56,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Free slots are shared between queues by a {@link QueueRotation} (S-QC-5). A run claimed is always either
  * executed or handed back without spending budget (S-EX-17), even when another claim of the same poll fails or the
- * worker stops meanwhile.
+ * worker stops meanwhile. Right before a handler starts, on its slot's thread, the worker checks that enough of the
+ * claim's lease is left ({@link LeaseMargin}, S-EX-30): a claim whose answer arrived late, or a run that waited too
+ * long for a slot, is handed back instead, so that a lease that expired meanwhile never lets two executions overlap.
  *
  * <p>Every thread is supervised (S-MO-4): loop bodies catch everything, each heartbeat restarts a dead poller,
  * listener or completion writer, the poller reschedules heartbeats that ended, and {@link #deadThreads()} names what
@@ -116,6 +118,9 @@ public final class RunWorker implements SmartLifecycle {
 
     private final ClaimPace pace = new ClaimPace();
 
+    /** How much of its lease a claimed run needs left for its handler to start (S-EX-30). */
+    private final LeaseMargin margin;
+
     private @Nullable WorkerSlots slots;
 
     private @Nullable ExecutorService executor;
@@ -148,6 +153,7 @@ public final class RunWorker implements SmartLifecycle {
         this.settings = settings;
         this.execution = execution;
         this.pollOutage = new DatabaseOutage(logger, "Claiming runs", execution.pollInterval());
+        this.margin = new LeaseMargin(execution.leaseDuration(), execution.heartbeatInterval());
         this.claims = claims;
         this.template = template;
         this.listener = listener;
@@ -428,16 +434,11 @@ public final class RunWorker implements SmartLifecycle {
         try {
             while (context != null) {
                 ClaimedRun next = null;
-                started(context);
-                long began = System.nanoTime();
-                try {
-                    next = attempts.run(context, workerId, this::claimFollowUp);
-                } catch (Throwable ex) {
-                    logger.error(
-                            "Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
-                } finally {
+                if (margin.startable(context.claimed())) {
+                    next = runAttempt(context);
+                } else {
                     inFlight.remove(context.runId(), context);
-                    pace.attemptTook(System.nanoTime() - began);
+                    handBackLate(context.claimed());
                 }
                 if (next == null && running) {
                     next = slots.next();
@@ -453,6 +454,39 @@ public final class RunWorker implements SmartLifecycle {
             slots.release();
             wake();
         }
+    }
+
+    /** Runs one attempt on this slot; returns the run claimed with its outcome for the slot, if any. */
+    private @Nullable ClaimedRun runAttempt(AttemptContext context) {
+        started(context);
+        long began = System.nanoTime();
+        try {
+            return attempts.run(context, workerId, this::claimFollowUp);
+        } catch (Throwable ex) {
+            logger.error("Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
+            return null;
+        } finally {
+            inFlight.remove(context.runId(), context);
+            pace.attemptTook(System.nanoTime() - began);
+        }
+    }
+
+    /**
+     * S-EX-30: the claim's answer came back, or a slot freed up, too late to leave its handler enough of the lease;
+     * the lease may even have expired and the run be held by another worker by now. The handler does not start, and
+     * the run is handed back (S-EX-17), fenced by the claim's token, so that it is claimable at once if nobody took it
+     * over meanwhile; a run recovered or claimed again meanwhile stays as it is.
+     */
+    private void handBackLate(ClaimedRun run) {
+        Duration since = margin.sinceClaimSent(run);
+        logger.warn("Run " + run.run().id() + " was claimed " + since.toMillis() + " ms before its handler could start,"
+                + " leaving less than " + margin.margin().toMillis() + " ms of its "
+                + execution.leaseDuration().toMillis()
+                + " ms lease; it is handed back instead (S-EX-30)");
+        handBack(
+                run,
+                "its claim was sent " + since.toMillis() + " ms before the handler could start, leaving less than "
+                        + margin.margin().toMillis() + " ms of the lease (S-EX-30)");
     }
 
     private void started(AttemptContext context) {
