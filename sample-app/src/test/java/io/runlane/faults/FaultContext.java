@@ -9,7 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What a fault injector of a running scenario works with: the cluster, its own seeded random source, the end of the
- * load window, and where it records what it did (which processes it killed or stopped, which zombie it watched).
+ * load window, and where it records what it did (which processes it killed or stopped, which zombie it watched, which
+ * claim answers it held back).
  */
 final class FaultContext {
 
@@ -29,8 +30,16 @@ final class FaultContext {
 
     private final Set<UUID> lockedRuns = ConcurrentHashMap.newKeySet();
 
+    private final List<LateClaim> lateClaims = new CopyOnWriteArrayList<>();
+
     /** An attempt a partition was meant to turn into a zombie whose completion is refused. */
     record Watched(UUID runId, int attempt, String instance) {}
+
+    /**
+     * A claim of attempt {@code attempt} on {@code instance} whose answer was held until the lease expired and attempt
+     * {@code laterAttempt} of the run ran on {@code laterInstance}; only then did the answer arrive (S-EX-30).
+     */
+    record LateClaim(UUID runId, int attempt, String instance, int laterAttempt, String laterInstance) {}
 
     FaultContext(FaultCluster cluster, String scenario, long deadlineNanos) {
         this.cluster = cluster;
@@ -61,6 +70,11 @@ final class FaultContext {
 
     List<Watched> watched() {
         return watched;
+    }
+
+    /** Claims whose answers arrived while a later attempt of their run was running elsewhere. */
+    List<LateClaim> lateClaims() {
+        return lateClaims;
     }
 
     /** Runs whose row an outside transaction locked. */

@@ -224,7 +224,10 @@ class FaultInjectionIT {
                 .isEmpty();
     }
 
-    /** The scenario-specific promises: a watched zombie was refused; no re-execution where no attempt was cut. */
+    /**
+     * The scenario-specific promises: a watched zombie was refused; no handler started on a claim whose answer came
+     * after its lease expired; no re-execution where no attempt was cut.
+     */
     private static void checkExpectations(
             FaultScenario scenario, FaultContext context, Evidence evidence, FaultReport report) {
         Map<UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
@@ -248,9 +251,32 @@ class FaultInjectionIT {
                 }
             });
         }
-        if (scenario.zombieRequired() && context.watched().isEmpty()) {
+        if (scenario.required() == FaultScenario.Required.PARTITION_ZOMBIE
+                && context.watched().isEmpty()) {
             report.violation("no partition caught a long attempt in flight and saw it recovered elsewhere, so the"
                     + " refusal of a zombie's completion (S-EX-3) was not exercised");
+        }
+        if (scenario.required() == FaultScenario.Required.LATE_CLAIM_ANSWER
+                && context.lateClaims().isEmpty()) {
+            report.violation("no claim's answer was held until a later attempt of one of its runs ran elsewhere, so"
+                    + " a late claim answer (S-EX-30) was not exercised");
+        }
+        for (FaultContext.LateClaim late : context.lateClaims()) {
+            List<Evidence.EffectRow> started = effects.getOrDefault(late.runId(), List.of()).stream()
+                    .filter(effect -> effect.attempt() == late.attempt())
+                    .toList();
+            if (started.isEmpty()) {
+                report.note("run " + late.runId() + " attempt " + late.attempt() + " on " + late.instance()
+                        + ": the claim's answer arrived after its lease expired, while attempt " + late.laterAttempt()
+                        + " ran on " + late.laterInstance() + "; its handler never started (S-EX-30)");
+            } else {
+                report.violation(
+                        late.runId(),
+                        "the handler of attempt " + late.attempt() + " started on "
+                                + started.get(0).instance()
+                                + " from a claim whose answer arrived after its lease expired, while attempt "
+                                + late.laterAttempt() + " ran on " + late.laterInstance() + " (S-EX-30)");
+            }
         }
         for (FaultContext.Watched zombie : context.watched()) {
             boolean laterAttemptSucceeded = evidence.runs().stream()

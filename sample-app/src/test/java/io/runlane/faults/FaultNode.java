@@ -182,6 +182,25 @@ final class FaultNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code method} to one of the instance's suite endpoints and answers the body of a 2xx answer; {@code null}
+     * when the instance does not answer or refuses.
+     */
+    @Nullable
+    String call(String method, String pathAndQuery) throws InterruptedException {
+        try {
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(base().resolve(pathAndQuery))
+                            .timeout(Duration.ofSeconds(5))
+                            .method(method, HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() / 100 == 2 ? response.body() : null;
+        } catch (IOException ex) {
+            return null;
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         kill();

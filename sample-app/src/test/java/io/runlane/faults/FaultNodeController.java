@@ -2,6 +2,8 @@ package io.runlane.faults;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerResult;
+import io.runlane.internal.worker.RunWorker;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +15,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The suite's view of an instance: triggers through the public API, readiness, and markers in the instance's log. */
+/**
+ * The suite's view of an instance: triggers through the public API, readiness, markers in the instance's log, and
+ * the claim answers it holds back ({@link LateClaimAnswers}).
+ */
 @RestController
 class FaultNodeController {
 
@@ -21,10 +26,16 @@ class FaultNodeController {
 
     private final RunlaneTemplate runlane;
 
+    private final RunWorker worker;
+
+    private final LateClaimAnswers lateClaims;
+
     private final AtomicBoolean ready = new AtomicBoolean();
 
-    FaultNodeController(RunlaneTemplate runlane) {
+    FaultNodeController(RunlaneTemplate runlane, RunWorker worker, LateClaimAnswers lateClaims) {
         this.runlane = runlane;
+        this.worker = worker;
+        this.lateClaims = lateClaims;
     }
 
     @EventListener(ApplicationReadyEvent.class)
@@ -57,5 +68,28 @@ class FaultNodeController {
     String mark(@RequestParam String text) {
         logger.info("==== {} ====", text);
         return "ok";
+    }
+
+    /**
+     * Holds the answer of the next claim that claims a run planned to work at least {@code minWorkMillis}, for at
+     * most {@code longestMillis}.
+     */
+    @PostMapping("/faults/late-claim")
+    String holdNextClaim(@RequestParam long longestMillis, @RequestParam long minWorkMillis) {
+        lateClaims.arm(Duration.ofMillis(longestMillis), minWorkMillis);
+        return "armed";
+    }
+
+    /** {@code <state> <worker id>}: the state of the hold ({@link LateClaimAnswers#state}) and whose claims it holds. */
+    @GetMapping("/faults/late-claim")
+    String lateClaim() {
+        return lateClaims.state() + " " + worker.workerId();
+    }
+
+    /** Delivers a held claim answer, or disarms a hold that caught nothing. */
+    @PostMapping("/faults/late-claim/release")
+    String releaseLateClaim() {
+        lateClaims.release();
+        return "released";
     }
 }

@@ -5,23 +5,33 @@ import java.util.List;
 
 /**
  * A named scenario: the faults injected together during its load window, whether the clock-skewed instance must be
- * running, which runs may be executed more than once, whether a partitioned zombie's refused completion must have
- * been observed, and what the handlers do.
+ * running, which runs may be executed more than once, what its faults must have been seen to do (a partitioned
+ * zombie's refused completion, a late claim answer), and what the handlers do.
  */
 record FaultScenario(
         String name,
         List<Fault> faults,
         boolean needsSkew,
         Reexecution reexecution,
-        boolean zombieRequired,
+        Required required,
         Workload workload) {
 
     FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
-        this(name, faults, needsSkew, reexecution, false);
+        this(name, faults, needsSkew, reexecution, Required.NOTHING);
     }
 
-    FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, boolean zombieRequired) {
-        this(name, faults, needsSkew, reexecution, zombieRequired, Workload.EFFECTS);
+    FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution, Required required) {
+        this(name, faults, needsSkew, reexecution, required, Workload.EFFECTS);
+    }
+
+    /** What a scenario's faults must have been seen to do, or the promise they test was not exercised. */
+    enum Required {
+        /** Nothing in particular. */
+        NOTHING,
+        /** A partition caught a long attempt in flight and saw it recovered elsewhere (S-EX-3). */
+        PARTITION_ZOMBIE,
+        /** A claim's answer arrived after its lease expired, while a later attempt of its run ran (S-EX-30). */
+        LATE_CLAIM_ANSWER
     }
 
     /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
@@ -42,8 +52,9 @@ record FaultScenario(
     }
 
     /**
-     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, all of them at
-     * once, and the failovers of a synchronously replicated pair: its primary killed, and its primary hung.
+     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
+     * held until its lease expired, all of them at once, and the failovers of a synchronously replicated pair: its
+     * primary killed, and its primary hung.
      */
     static List<FaultScenario> all() {
         return List.of(
@@ -53,13 +64,23 @@ record FaultScenario(
                         List.of(Faults.killInSteps()),
                         false,
                         Reexecution.CUT_ATTEMPTS,
-                        false,
+                        Required.NOTHING,
                         Workload.TRANSACTIONAL_STEPS),
                 new FaultScenario("sigterm", List.of(Faults.terminate(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-restart", List.of(Faults.restartDatabase()), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-terminate", List.of(Faults.terminateBackends()), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario(
-                        "partition", List.of(Faults.partition(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS, true),
+                        "partition",
+                        List.of(Faults.partition(ANY_NODE)),
+                        false,
+                        Reexecution.CUT_ATTEMPTS,
+                        Required.PARTITION_ZOMBIE),
+                new FaultScenario(
+                        "late-claim-answers",
+                        List.of(Faults.lateClaimAnswers(ANY_NODE)),
+                        false,
+                        Reexecution.NONE,
+                        Required.LATE_CLAIM_ANSWER),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
                 new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),

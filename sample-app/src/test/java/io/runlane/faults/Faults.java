@@ -15,6 +15,9 @@ import java.util.UUID;
  */
 final class Faults {
 
+    /** The planned work of the runs whose claims {@link #lateClaimAnswers} holds: the workload's long runs. */
+    private static final long LONG_WORK_MILLIS = 2500;
+
     private Faults() {}
 
     /** 1: {@code kill -9} of an instance with attempts in flight, then a restart. */
@@ -182,6 +185,101 @@ final class Faults {
         };
     }
 
+    /**
+     * 5b: the answer of a claim reaches its instance late, as when a partition heals after the claim reached the
+     * database (the fault suite's seed 234642 of scenario {@code combined}). The injector arms an instance to hold the
+     * answer of its next claim that claims a long run ({@link LateClaimAnswers}); the claim commits, its leases run
+     * out, another instance recovers the long run and runs its next attempt, and while that attempt runs the held
+     * answer is delivered. The instance must hand the claimed runs back instead of starting their handlers (S-EX-30):
+     * a handler started then would run at the same time as the later attempt.
+     */
+    static Fault lateClaimAnswers(List<Integer> targets) {
+        return (context, random) -> {
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 500, 1500);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                Duration longest = FaultCluster.LEASE.multipliedBy(4);
+                if (node.call(
+                                "POST",
+                                "/faults/late-claim?longestMillis=" + longest.toMillis() + "&minWorkMillis="
+                                        + LONG_WORK_MILLIS)
+                        == null) {
+                    context.note("could not arm " + node.instance() + " to hold a claim answer");
+                    continue;
+                }
+                long start = System.nanoTime();
+                try {
+                    String worker = awaitHeldClaim(node, Duration.ofSeconds(15));
+                    if (worker == null) {
+                        context.note("no claim of " + node.instance() + " claimed a long run within 15 s");
+                        continue;
+                    }
+                    context.note("holding the answer of a claim of " + node.instance() + " that claimed a long run");
+                    FaultContext.LateClaim late = awaitLaterAttempt(context, node.instance(), worker, longest);
+                    if (late == null) {
+                        context.note("no run of the held claim of " + node.instance()
+                                + " was recovered and running elsewhere within " + longest.toMillis() + " ms");
+                    } else {
+                        context.lateClaims().add(late);
+                        context.note("run " + late.runId() + " attempt " + late.attempt() + " claimed by "
+                                + late.instance() + " lost its lease before the claim's answer arrived; attempt "
+                                + late.laterAttempt() + " runs on " + late.laterInstance());
+                    }
+                } finally {
+                    node.call("POST", "/faults/late-claim/release");
+                }
+                context.note("delivered the held claim answer to " + node.instance() + " after "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+            }
+        };
+    }
+
+    /** The worker id of {@code node} once it holds a claim's answer; {@code null} if none is held within the time. */
+    private static String awaitHeldClaim(FaultNode node, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            String state = node.call("GET", "/faults/late-claim");
+            if (state != null && state.startsWith("holding ")) {
+                return state.substring("holding ".length()).trim();
+            }
+            Thread.sleep(20);
+        }
+        return null;
+    }
+
+    /**
+     * A long run claimed by {@code worker} whose handler never started (no effect of that attempt), whose lease
+     * expired, and whose later attempt is running now on another instance; waits up to {@code timeout} for one.
+     */
+    private static FaultContext.LateClaim awaitLaterAttempt(
+            FaultContext context, String instance, String worker, Duration timeout) throws InterruptedException {
+        String sql = """
+                SELECT c.run_id, c.attempt, f.attempt, f.instance FROM (
+                    SELECT e.run_id, substring(e.detail from '^attempt ([0-9]+)')::int AS attempt
+                    FROM %1$s.run_events e WHERE e.type = 'CLAIMED' AND e.actor = ?) c
+                JOIN %2$s.effects f ON f.run_id = c.run_id AND f.attempt > c.attempt AND f.ended_at IS NULL
+                                     AND f.planned_ms >= ?
+                WHERE NOT EXISTS (SELECT FROM %2$s.effects o WHERE o.run_id = c.run_id AND o.attempt = c.attempt)
+                  AND EXISTS (SELECT FROM %1$s.run_events x WHERE x.run_id = c.run_id AND x.type = 'LEASE_EXPIRED'
+                                AND x.detail LIKE 'attempt ' || c.attempt || ' %%')
+                LIMIT 1""".formatted(context.cluster().schema(), context.cluster().effectSchema());
+        return poll(context, timeout, Duration.ofMillis(20), connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setString(1, worker);
+                statement.setLong(2, LONG_WORK_MILLIS);
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next()
+                            ? new FaultContext.LateClaim(
+                                    rs.getObject(1, UUID.class), rs.getInt(2), instance, rs.getInt(3), rs.getString(4))
+                            : null;
+                }
+            }
+        });
+    }
+
     /** 6a: 200 ms added to every round trip of one instance's database link for the whole load window. */
     static Fault latency(int target, Duration roundTrip) {
         return (context, random) -> {
@@ -347,6 +445,12 @@ final class Faults {
      * restarting in a combined scenario) is tried again on a new connection.
      */
     private static <T> T poll(FaultContext context, Duration timeout, Query<T> query) throws InterruptedException {
+        return poll(context, timeout, Duration.ofMillis(50), query);
+    }
+
+    /** {@link #poll(FaultContext, Duration, Query)}, asking every {@code pause}. */
+    private static <T> T poll(FaultContext context, Duration timeout, Duration pause, Query<T> query)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try (Connection connection = context.cluster().connect()) {
@@ -355,7 +459,7 @@ final class Faults {
                     if (answer != null) {
                         return answer;
                     }
-                    Thread.sleep(50);
+                    Thread.sleep(pause.toMillis());
                 }
             } catch (SQLException ex) {
                 Thread.sleep(200);
