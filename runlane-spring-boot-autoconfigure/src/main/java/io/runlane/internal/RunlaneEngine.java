@@ -270,6 +270,8 @@ public final class RunlaneEngine implements AutoCloseable {
         ExpiredLeases expiredLeases = new ExpiredLeases(loopJdbc, sql, environment);
         this.leaseRescuer = new LeaseRescuer(
                 expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
+        LeaseRescuer rescuer = this.leaseRescuer;
+        worker.recoverExpiredLeasesWith(rescuer::rescueExpired);
         this.missedWakeUps = new MissedWakeUps(loopJdbc, sql, environment, notifier);
         this.maintenance = new MaintenanceService(
                 leaseRescuer,

@@ -135,7 +135,9 @@ class WorkerFaultIntegrationTests {
         runlane = TestRunlane.withExecution(
                 dataSource,
                 TestDatabase.freshSchema(dataSource, "faults"),
-                settings -> settings.withQueues(Set.of("default", PAYMENTS)),
+                // claims here wait on purpose for a queue lock another session holds longer than the default
+                // network timeout of the engine's loops (S-MO-11)
+                settings -> settings.withQueues(Set.of("default", PAYMENTS)).withNetworkTimeout(Duration.ofMinutes(1)),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
                         .withLease(LEASE, Duration.ofMillis(300))

@@ -160,6 +160,28 @@ public final class RunClaims {
             SELECT count(*) FROM handed
             """.formatted(WAITING);
 
+    /**
+     * S-EX-32: after an outage, expires at once the leases this worker holds on runs it no longer has in hand (their
+     * outcome was lost with the old primary's unreplicated commits, or their hand-back failed), so that lease
+     * recovery retries them now instead of a lease later. Only runs that no claim can still be about to start: their
+     * last change is older than the longest a claim may wait before its handler starts (S-EX-30), by the database
+     * clock, and a heartbeat never moves {@code updated_at}. The partial index over leased runs bounds the scan.
+     */
+    private static final String EXPIRE_ORPHANED_LEASES = """
+            UPDATE {schema}.runs
+            SET lease_expires_at = statement_timestamp()
+            WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
+              AND lease_expires_at > statement_timestamp()
+              AND lease_owner = :worker AND environment = :environment
+              AND NOT (id = ANY(:held))
+              AND updated_at < statement_timestamp() - :startWindowMs * interval '1 millisecond'
+            RETURNING id
+            """;
+
+    private static final String EXISTS = """
+            SELECT EXISTS (SELECT FROM {schema}.runs WHERE id = :runId AND environment = :environment)
+            """;
+
     /** What a heartbeat learned about one held run. */
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
@@ -189,6 +211,10 @@ public final class RunClaims {
 
     private final String handBack;
 
+    private final String expireOrphanedLeases;
+
+    private final String exists;
+
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
@@ -198,6 +224,8 @@ public final class RunClaims {
         this.claimWithinLimit = sql.format(CLAIM_WITHIN_LIMIT);
         this.heartbeat = sql.format(HEARTBEAT);
         this.handBack = sql.format(HAND_BACK);
+        this.expireOrphanedLeases = sql.format(EXPIRE_ORPHANED_LEASES);
+        this.exists = sql.format(EXISTS);
     }
 
     /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
@@ -272,6 +300,31 @@ public final class RunClaims {
                 .addValue("reason", reason, Types.VARCHAR);
         Long handed = jdbc.sql(handBack).paramSource(params).query(Long.class).single();
         return handed != null && handed > 0;
+    }
+
+    /**
+     * Expires the leases {@code worker} holds on runs other than {@code held} whose last change is older than {@code
+     * startWindow} ({@link #EXPIRE_ORPHANED_LEASES}); returns their ids.
+     */
+    public List<UUID> expireOrphanedLeases(String worker, Collection<UUID> held, Duration startWindow) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("held", new SqlArrayValue("uuid", held.toArray()))
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("startWindowMs", startWindow.toMillis(), Types.BIGINT);
+        return jdbc.sql(expireOrphanedLeases)
+                .paramSource(params)
+                .query((rs, rowNum) -> rs.getObject("id", UUID.class))
+                .list();
+    }
+
+    /** Whether the run exists in this environment. */
+    public boolean exists(UUID runId) {
+        return Boolean.TRUE.equals(jdbc.sql(exists)
+                .param("runId", runId)
+                .param("environment", environment)
+                .query(Boolean.class)
+                .single());
     }
 
     /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */

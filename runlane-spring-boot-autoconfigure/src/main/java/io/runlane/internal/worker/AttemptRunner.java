@@ -69,6 +69,8 @@ final class AttemptRunner {
 
     private final OutcomeRetries outcomeRetries;
 
+    private final RefusedOutcomes refusals;
+
     private final DurableExecution durable;
 
     /** Set before the worker starts; read by handler threads. */
@@ -88,9 +90,11 @@ final class AttemptRunner {
             TransactionTemplate transactions,
             CompletionWriter completions,
             OutcomeRetries outcomeRetries,
+            RefusedOutcomes refusals,
             DurableExecution durable) {
         this.durable = durable;
         this.outcomeRetries = outcomeRetries;
+        this.refusals = refusals;
         this.transactions = transactions;
         this.completions = completions;
         this.tasks = tasks;
@@ -256,9 +260,7 @@ final class AttemptRunner {
     private void record(AttemptContext context, Optional<RunStatus> after, long startedNanos, String result) {
         Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
         if (after.isEmpty()) {
-            logger.warn("Outcome '" + result + "' of run " + context.runId() + " attempt " + context.attempt()
-                    + " was refused: the attempt no longer holds the run (lease lost or run cancelled)");
-            listener.attemptEnded(context.claimed(), "lease_lost", took);
+            listener.attemptEnded(context.claimed(), refusals.refused(context, "Outcome '" + result + "'"), took);
             return;
         }
         listener.attemptEnded(context.claimed(), after.get().name().toLowerCase(Locale.ROOT), took);

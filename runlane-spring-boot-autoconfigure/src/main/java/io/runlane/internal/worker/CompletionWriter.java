@@ -60,6 +60,8 @@ final class CompletionWriter {
 
     private final OutcomeRetries retries;
 
+    private final RefusedOutcomes refusals;
+
     private final BlockingQueue<Completion> waiting = new LinkedBlockingQueue<>(MAX_WAITING);
 
     /** Runs whose completion was submitted and is not yet written or given up: their leases are still held. */
@@ -75,7 +77,13 @@ final class CompletionWriter {
 
     private @Nullable Thread thread;
 
-    CompletionWriter(BatchCompletions completions, String worker, EngineListener listener, OutcomeRetries retries) {
+    CompletionWriter(
+            BatchCompletions completions,
+            String worker,
+            EngineListener listener,
+            OutcomeRetries retries,
+            RefusedOutcomes refusals) {
+        this.refusals = refusals;
         this.completions = completions;
         this.retries = retries;
         this.worker = worker;
@@ -280,9 +288,7 @@ final class CompletionWriter {
             Duration took = Duration.ofNanos(completion.endedNanos() - completion.startedNanos());
             RunStatus status = completed.get(context.runId());
             if (status == null) {
-                logger.warn("Completion of run " + context.runId() + " attempt " + context.attempt()
-                        + " was refused: the attempt no longer holds the run (lease lost or run cancelled)");
-                listener.attemptEnded(context.claimed(), "lease_lost", took);
+                listener.attemptEnded(context.claimed(), refusals.refused(context, "Completion"), took);
             } else {
                 listener.attemptEnded(context.claimed(), status.name().toLowerCase(Locale.ROOT), took);
             }

@@ -43,6 +43,10 @@ final class Heartbeats {
 
     private final DatabaseOutage outage;
 
+    private final Duration startWindow;
+
+    private volatile Runnable recoverNow = () -> {};
+
     Heartbeats(
             RunClaims claims,
             String workerId,
@@ -57,16 +61,66 @@ final class Heartbeats {
         this.waitingCompletions = waitingCompletions;
         this.listener = listener;
         this.outage = new DatabaseOutage(logger, "Extending leases (heartbeat)", lease.dividedBy(3));
+        this.startWindow = lease;
+    }
+
+    Heartbeats(
+            RunClaims claims,
+            String workerId,
+            LeaseMargin margin,
+            Supplier<Collection<AttemptContext>> running,
+            Supplier<Set<UUID>> waitingCompletions,
+            EngineListener listener) {
+        this.claims = claims;
+        this.workerId = workerId;
+        this.lease = margin.lease();
+        this.running = running;
+        this.waitingCompletions = waitingCompletions;
+        this.listener = listener;
+        this.outage = new DatabaseOutage(logger, "Extending leases (heartbeat)", lease.dividedBy(3));
+        this.startWindow = margin.startWindow();
+    }
+
+    /** What recovers expired leases at once (maintenance's lease rescue); nothing until the engine sets it. */
+    void recoverWith(Runnable recoverNow) {
+        this.recoverNow = recoverNow;
     }
 
     /** Sends one heartbeat; logs every failure instead of throwing it. */
     void beat() {
         try {
+            boolean afterOutage = outage.failuresInARow() > 0;
             beatOnce();
             outage.succeeded();
+            if (afterOutage) {
+                reconcile();
+            }
         } catch (Throwable ex) {
             // leases are extended at the next heartbeat; an outage is logged once, not at every heartbeat
             outage.failed(ex);
+        }
+    }
+
+    /**
+     * After an outage (S-EX-32): the runs leased to this worker that it does not have in hand, running, waiting for a
+     * slot or waiting for their completion to be written, lost their outcome with the outage (a failover that did
+     * not replicate the completion's commit) or their hand-back. Their leases are expired at once and lease recovery
+     * runs now, instead of leaving them to run again a lease later. The snapshot of what is in hand is taken before
+     * the statement, which leaves alone every run a claim may still start (S-EX-30). Never throws.
+     */
+    void reconcile() {
+        try {
+            Set<UUID> holding = new HashSet<>(waitingCompletions.get());
+            running.get().forEach(context -> holding.add(context.runId()));
+            List<UUID> orphaned = claims.expireOrphanedLeases(workerId, holding, startWindow);
+            if (!orphaned.isEmpty()) {
+                logger.warn(orphaned.size() + " run(s) leased to this worker were not in its hands after an outage"
+                        + " (their outcome was lost, or handing them back failed): their leases are expired and"
+                        + " recovery retries them now (S-EX-32): " + orphaned);
+                recoverNow.run();
+            }
+        } catch (Throwable ex) {
+            logger.debug("Reconciling this worker's leases after an outage failed; their leases expire instead", ex);
         }
     }
 

@@ -36,6 +36,16 @@ final class LeaseMargin {
     }
 
     /** The least lease a handler may start with. */
+    /** The lease a claim starts with. */
+    Duration lease() {
+        return lease;
+    }
+
+    /** The longest after sending its claim that a handler may still start (S-EX-30): the lease less the margin. */
+    Duration startWindow() {
+        return lease.minus(margin);
+    }
+
     Duration margin() {
         return margin;
     }

@@ -81,6 +81,8 @@ public final class RunWorker implements SmartLifecycle {
 
     private final RunClaims claims;
 
+    private final Heartbeats heartbeats;
+
     private final AttemptRunner attempts;
 
     private final CompletionWriter completionWriter;
@@ -164,12 +166,13 @@ public final class RunWorker implements SmartLifecycle {
                 consumedQueues(),
                 tasks.all().stream().map(TaskDefinition::id).toList(),
                 execution);
-        this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries);
+        RefusedOutcomes refusals = new RefusedOutcomes(claims);
+        this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries, refusals);
         RetryPolicy retries = new RetryPolicy(execution);
         FailureDescriber failures = new FailureDescriber(execution.maxFailureMessageLength());
         this.timeouts = new AttemptTimeouts(tasks, execution, outcomes, retries, failures, listener);
-        Heartbeats heartbeat = new Heartbeats(
-                claims, workerId, execution.leaseDuration(), inFlight::values, this::heldRunIds, listener);
+        Heartbeats heartbeat = new Heartbeats(claims, workerId, margin, inFlight::values, this::heldRunIds, listener);
+        this.heartbeats = heartbeat;
         this.threads = new WorkerThreads(
                 workerId,
                 this::pollUntilStopped,
@@ -191,7 +194,16 @@ public final class RunWorker implements SmartLifecycle {
                 transactions,
                 completionWriter,
                 outcomeRetries,
+                refusals,
                 durable);
+    }
+
+    /**
+     * What recovers expired leases at once (maintenance's lease rescue), for the runs a worker finds leased to it but
+     * not in its hands after an outage (S-EX-32).
+     */
+    public void recoverExpiredLeasesWith(Runnable recoverNow) {
+        heartbeats.recoverWith(recoverNow);
     }
 
     /** This worker's identity in leases and events; unique per start of an application instance. */
@@ -346,7 +358,11 @@ public final class RunWorker implements SmartLifecycle {
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
                     lastPoll = Instant.now();
+                    boolean afterOutage = pollOutage.failuresInARow() > 0;
                     pollOutage.succeeded();
+                    if (afterOutage) {
+                        heartbeats.reconcile();
+                    }
                 } else {
                     backoff = pollOutage.failed(poll.failure());
                 }
