@@ -2,6 +2,7 @@ package io.runlane.autoconfigure.diagnostics;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.internal.Guarantees;
+import io.runlane.internal.registry.PayloadTypeException;
 import io.runlane.internal.registry.TaskDeclarationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -16,7 +17,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * Reports an invalid {@code @Task} declaration (the class to fix) or an invalid {@code runlane.*} property (where it
- * was set). A property that fails binding or a Jakarta constraint is left to Boot's own bind analyzers.
+ * was set). A property that fails binding or a Jakarta constraint is left to Boot's own bind analyzers, a payload
+ * type that does not round-trip to {@link PayloadTypeFailureAnalyzer}.
  */
 class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<ConfigurationInvalidException> {
 
@@ -28,7 +30,7 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, ConfigurationInvalidException cause) {
-        if (findCause(rootFailure, BindException.class) != null) {
+        if (cause instanceof PayloadTypeException || findCause(rootFailure, BindException.class) != null) {
             return null;
         }
         if (cause instanceof TaskDeclarationException declaration) {
