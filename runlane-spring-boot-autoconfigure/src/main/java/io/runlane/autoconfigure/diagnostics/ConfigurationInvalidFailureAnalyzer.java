@@ -6,10 +6,6 @@ import io.runlane.internal.registry.PayloadTypeException;
 import io.runlane.internal.registry.TaskDeclarationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.origin.Origin;
@@ -43,7 +39,7 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
         }
         String field = cause.field();
         if (field.startsWith("runlane.")) {
-            Origin origin = origin(field);
+            Origin origin = PropertyOrigins.find(environment, field);
             return new FailureAnalysis(
                     "Invalid Runlane configuration property '" + field + "': " + cause.reason()
                             + (origin != null ? "\n\n    Origin: " + origin : ""),
@@ -54,19 +50,5 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
                 "Invalid Runlane configuration: " + cause.getMessage(),
                 "Correct '" + field + "' where your application sets it.",
                 cause);
-    }
-
-    private @Nullable Origin origin(String field) {
-        if (!ConfigurationPropertyName.isValid(field)) {
-            return null;
-        }
-        ConfigurationPropertyName name = ConfigurationPropertyName.of(field);
-        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-            ConfigurationProperty property = source.getConfigurationProperty(name);
-            if (property != null) {
-                return property.getOrigin();
-            }
-        }
-        return null;
     }
 }
