@@ -15,6 +15,7 @@ import io.runlane.internal.RunlaneSettings;
 import io.runlane.internal.ScheduleSettings;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.registry.PayloadTypeCheck;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schedule.DeclaredSchedules;
@@ -205,10 +206,13 @@ public final class RunlaneAutoConfiguration {
         return schemas;
     }
 
+    /** The declared tasks; each payload and result type must round-trip through the payloads' mapper (S-ID-11). */
     @Bean
     @ConditionalOnMissingBean
-    TaskRegistry runlaneTaskRegistry(ListableBeanFactory beanFactory, RunlaneSettings settings) {
-        return TaskBeans.registry(beanFactory, new TaskDefinitionReader(settings));
+    TaskRegistry runlaneTaskRegistry(ListableBeanFactory beanFactory, RunlaneSettings settings, PayloadCodec payloads) {
+        TaskRegistry registry = TaskBeans.registry(beanFactory, new TaskDefinitionReader(settings));
+        new PayloadTypeCheck(payloads.jsonMapper()).check(registry.all());
+        return registry;
     }
 
     @Bean

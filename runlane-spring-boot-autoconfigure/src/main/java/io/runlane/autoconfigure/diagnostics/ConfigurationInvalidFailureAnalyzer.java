@@ -2,13 +2,10 @@ package io.runlane.autoconfigure.diagnostics;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.internal.Guarantees;
+import io.runlane.internal.registry.PayloadTypeException;
 import io.runlane.internal.registry.TaskDeclarationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.origin.Origin;
@@ -16,7 +13,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * Reports an invalid {@code @Task} declaration (the class to fix) or an invalid {@code runlane.*} property (where it
- * was set). A property that fails binding or a Jakarta constraint is left to Boot's own bind analyzers.
+ * was set). A property that fails binding or a Jakarta constraint is left to Boot's own bind analyzers, a payload
+ * type that does not round-trip to {@link PayloadTypeFailureAnalyzer}.
  */
 class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<ConfigurationInvalidException> {
 
@@ -28,7 +26,7 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, ConfigurationInvalidException cause) {
-        if (findCause(rootFailure, BindException.class) != null) {
+        if (cause instanceof PayloadTypeException || findCause(rootFailure, BindException.class) != null) {
             return null;
         }
         if (cause instanceof TaskDeclarationException declaration) {
@@ -41,7 +39,7 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
         }
         String field = cause.field();
         if (field.startsWith("runlane.")) {
-            Origin origin = origin(field);
+            Origin origin = PropertyOrigins.find(environment, field);
             return new FailureAnalysis(
                     "Invalid Runlane configuration property '" + field + "': " + cause.reason()
                             + (origin != null ? "\n\n    Origin: " + origin : ""),
@@ -52,19 +50,5 @@ class ConfigurationInvalidFailureAnalyzer extends AbstractFailureAnalyzer<Config
                 "Invalid Runlane configuration: " + cause.getMessage(),
                 "Correct '" + field + "' where your application sets it.",
                 cause);
-    }
-
-    private @Nullable Origin origin(String field) {
-        if (!ConfigurationPropertyName.isValid(field)) {
-            return null;
-        }
-        ConfigurationPropertyName name = ConfigurationPropertyName.of(field);
-        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-            ConfigurationProperty property = source.getConfigurationProperty(name);
-            if (property != null) {
-                return property.getOrigin();
-            }
-        }
-        return null;
     }
 }

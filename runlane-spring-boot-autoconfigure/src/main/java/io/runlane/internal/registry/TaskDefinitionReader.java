@@ -107,7 +107,7 @@ public final class TaskDefinitionReader {
                 handler,
                 handlerClass,
                 payloadClass,
-                payload.getType(),
+                ResolvedTypes.of(payload),
                 ttl,
                 maxAttempts,
                 backoff,
