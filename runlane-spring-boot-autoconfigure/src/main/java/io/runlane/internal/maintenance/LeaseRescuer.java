@@ -2,6 +2,7 @@ package io.runlane.internal.maintenance;
 
 import io.runlane.RunFailure;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.FailedRuns;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.jdbc.ExpiredLeases;
@@ -69,6 +70,7 @@ public final class LeaseRescuer {
                     "attempt " + expired.run().attempts() + " lost its lease (worker stopped heartbeating)");
             java.util.Optional<io.runlane.Run> after = outcomes.expireIfLeaseLapsed(
                     expired.run().id(), expired.fencingToken(), "maintenance", failure, retryDelay);
+            after.ifPresent(FailedRuns::logIfFailed);
             after.filter(run -> run.status().isTerminal()).ifPresent(run -> listener.runEnded(run.id(), run.status()));
             boolean changed = after.isPresent();
             if (changed) {

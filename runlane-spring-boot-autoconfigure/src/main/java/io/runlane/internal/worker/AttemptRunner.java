@@ -5,6 +5,7 @@ import io.runlane.Run;
 import io.runlane.RunFailure;
 import io.runlane.RunStatus;
 import io.runlane.internal.EngineListener;
+import io.runlane.internal.FailedRuns;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.jdbc.ClaimedRun;
 import io.runlane.internal.registry.TaskDefinition;
@@ -253,6 +254,7 @@ final class AttemptRunner {
             }
             recorded = new Recorded(answer.get(), null);
         }
+        recorded.after().ifPresent(FailedRuns::logIfFailed);
         record(context, recorded.after().map(Run::status), startedNanos, result);
         return recorded.next();
     }

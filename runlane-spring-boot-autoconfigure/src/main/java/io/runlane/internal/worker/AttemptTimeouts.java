@@ -4,6 +4,7 @@ import io.runlane.Run;
 import io.runlane.RunFailure;
 import io.runlane.internal.EngineListener;
 import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.FailedRuns;
 import io.runlane.internal.jdbc.AttemptOutcomes;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
@@ -93,6 +94,7 @@ final class AttemptTimeouts {
                         + "; its thread was interrupted");
         Optional<Run> after =
                 outcomes.failIfHeld(context.runId(), context.claimed().fencingToken(), worker, failure, retryDelay);
+        after.ifPresent(FailedRuns::logIfFailed);
         context.markTimedOut();
         context.interruptHandler();
         logger.warn("Attempt " + context.attempt() + " of run " + context.runId() + " (task '" + context.taskId()
