@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,9 +34,13 @@ final class BenchmarkContext implements AutoCloseable {
 
     private final BenchmarkOptions options;
 
+    private final BenchmarkDatabase database;
+
     private final HikariDataSource pool;
 
     private final JdbcTemplate jdbc;
+
+    private final CostMeter costs;
 
     private final PayloadCodec payloads = new PayloadCodec(
             JsonMapper.builder().findAndAddModules().build(),
@@ -50,12 +55,15 @@ final class BenchmarkContext implements AutoCloseable {
 
     BenchmarkContext(BenchmarkOptions options, BenchmarkDatabase database) {
         this.options = options;
+        this.database = database;
         this.pool = database.pool(POOL_SIZE);
         this.jdbc = new JdbcTemplate(pool);
+        this.costs = CostMeter.of(jdbc);
         TaskDefinitionReader reader = new TaskDefinitionReader(RunlaneSettings.defaults(SCHEMA));
         this.tasks = new TaskRegistry(List.of(
                 reader.read(new BenchmarkTasks.OrderTask()),
                 reader.read(new BenchmarkTasks.NoopTask()),
+                reader.read(new BenchmarkTasks.CountedTask()),
                 reader.read(new BenchmarkTasks.TimedTask()),
                 reader.read(new BenchmarkTasks.StepsTask()),
                 reader.read(new BenchmarkTasks.ParentTask()),
@@ -134,9 +142,17 @@ final class BenchmarkContext implements AutoCloseable {
 
     /** A new engine on another Runlane schema, created with {@link #createRunlaneSchema}. */
     RunlaneEngine engine(String schema, ExecutionSettings execution) {
+        return engine(pool, schema, execution);
+    }
+
+    /**
+     * A new engine on a pool of its own, as a separate application instance has; the caller closes the engine and the
+     * pool.
+     */
+    RunlaneEngine engine(DataSource dataSource, String schema, ExecutionSettings execution) {
         return new RunlaneEngine(
-                pool,
-                new JdbcTransactionManager(pool),
+                dataSource,
+                new JdbcTransactionManager(dataSource),
                 RunlaneSettings.defaults(schema),
                 execution,
                 tasks,
@@ -158,8 +174,18 @@ final class BenchmarkContext implements AutoCloseable {
         return pool;
     }
 
+    /** A new pool of {@code size} connections on the benchmark's database; the caller closes it. */
+    HikariDataSource newPool(int size) {
+        return database.pool(size);
+    }
+
     JdbcTemplate jdbc() {
         return jdbc;
+    }
+
+    /** CPU time of the database server (when it runs on this machine) and of this process, and the server's WAL. */
+    CostMeter costs() {
+        return costs;
     }
 
     /** Drops the schemas this run created and closes the pool. */

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The command line: {@code [--quick] [--jdbc-url URL] [--results PATH] [--only NAME]}. Quick mode measures one short round of
- * every figure with smaller data sets, so that CI can check in under two minutes that the harness still works; full
+ * every figure with smaller data sets, so that CI can check in a few minutes that the harness still works; full
  * mode warms up and then measures several rounds.
  *
  * @param quick whether to measure one short round of every figure
@@ -97,6 +97,7 @@ record BenchmarkOptions(
         return quick
                 ? "quick: a short warm-up, then 1 round of every figure, smaller data sets"
                 : "full: a warm-up, then " + rounds()
-                        + " rounds of every figure; median with the spread (lowest-highest" + " round)";
+                        + " rounds of every figure, the two sides of each ratio in alternating rounds; median with"
+                        + " the spread (lowest-highest round), ratios formed round by round";
     }
 }

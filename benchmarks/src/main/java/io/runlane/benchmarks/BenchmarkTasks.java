@@ -6,7 +6,10 @@ import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import jakarta.validation.constraints.NotBlank;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The tasks the benchmarks trigger and execute. */
@@ -48,6 +51,30 @@ final class BenchmarkTasks {
         @Override
         public void run(Payload payload, RunContext context) {
             started.complete(System.nanoTime());
+            EXECUTED.incrementAndGet();
+        }
+    }
+
+    /** Task id of {@link CountedTask}. */
+    static final String COUNTED = "bench.counted";
+
+    /**
+     * Does nothing but count its executions per run id, so that the multi-instance scenario can tell whether any run
+     * was executed twice; the scenario clears the counts before each drain.
+     */
+    @Task(id = COUNTED)
+    public static final class CountedTask implements TaskHandler<CountedTask.Payload> {
+
+        public record Payload(int index) {}
+
+        static final Map<UUID, Integer> EXECUTIONS = new ConcurrentHashMap<>();
+
+        /** Executions of every run; counted after the run's entry, so a count that is reached implies its entries. */
+        static final AtomicLong EXECUTED = new AtomicLong();
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            EXECUTIONS.merge(context.runId(), 1, Integer::sum);
             EXECUTED.incrementAndGet();
         }
     }

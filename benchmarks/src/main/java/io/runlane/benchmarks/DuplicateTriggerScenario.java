@@ -65,7 +65,7 @@ final class DuplicateTriggerScenario implements Scenario {
                 THREADS, measured[0].format(0), measured[1].format(0));
         report.target(
                 Goal.DUPLICATE_VS_LOOKUP,
-                comparison.ratio(),
+                comparison.perRound(),
                 ResultsWriter.format(measured[0].median()) + " vs " + ResultsWriter.format(measured[1].median())
                         + " per s");
     }

@@ -102,7 +102,7 @@ final class PeerTriggerScenario implements Scenario {
                 ResultsWriter.format(groupedRounds.median() / fastestRounds.median())));
         report.target(
                 Goal.TRIGGER_VS_PEERS,
-                runlaneRounds.median() / fastestRounds.median(),
+                runlaneRounds.dividedBy(fastestRounds),
                 String.format(
                         Locale.ROOT,
                         "%s vs %s runs/s, the fastest peer: %s",

@@ -61,16 +61,16 @@ final class PruningScenario implements Scenario {
                 String.format(Locale.ROOT, "trigger, %,d finished runs retained, during pruning", runs), during);
         report.latency(quietSeries);
         report.latency(pruningSeries);
-        double ratio = report.ratio(
+        Rounds ratio = report.ratio(
                 "trigger p99 during pruning ÷ without",
-                pruningSeries.p99().median(),
-                quietSeries.p99().median(),
+                pruningSeries.p99(),
+                quietSeries.p99(),
                 ResultsWriter.format(pruningSeries.p99().median()) + " ÷ "
                         + ResultsWriter.format(quietSeries.p99().median()) + " ms");
         report.ratio(
                 "trigger p50 during pruning ÷ without",
-                pruningSeries.p50().median(),
-                quietSeries.p50().median(),
+                pruningSeries.p50(),
+                quietSeries.p50(),
                 ResultsWriter.format(pruningSeries.p50().median()) + " ÷ "
                         + ResultsWriter.format(quietSeries.p50().median()) + " ms");
         report.target(

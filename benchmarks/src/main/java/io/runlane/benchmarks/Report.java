@@ -20,29 +20,49 @@ final class Report {
      */
     record Comparison(String scenario, int threads, Rounds runlane, String baseline, Rounds baselineRounds) {
 
+        /** Runlane's round divided by the baseline's round measured next to it, round by round. */
+        Rounds perRound() {
+            return runlane.dividedBy(baselineRounds);
+        }
+
+        /** The median of the per-round ratios. */
         double ratio() {
-            return runlane.median() / baselineRounds.median();
+            return perRound().median();
         }
     }
 
     /** A figure without a baseline, such as rows pruned per second. */
     record Figure(String name, Rounds value, int decimals) {}
 
-    /** A ratio of two figures reported above, with how it was formed. */
-    record Ratio(String name, double value, String formedFrom) {}
+    /**
+     * A ratio of two figures reported above, round by round (their rounds alternated), with how it was formed.
+     *
+     * @param perRound each round's numerator divided by the same round's denominator
+     */
+    record Ratio(String name, Rounds perRound, String formedFrom) {
+
+        double value() {
+            return perRound.median();
+        }
+    }
 
     /**
-     * A target of issue 16 with the value measured for it and how that value was formed, or, when {@code value} is
-     * {@code null}, why it was not measured.
+     * A target with the value measured for it in each round and how that value was formed, or, when {@code value}
+     * is {@code null}, why it was not measured. A target whose {@code violation} is set is missed whatever its value,
+     * e.g. when runs were executed twice.
      */
-    record Target(Goal goal, @Nullable Double value, String detail) {
+    record Target(
+            Goal goal,
+            @Nullable Rounds value,
+            String detail,
+            @Nullable String violation) {
 
         boolean measured() {
             return value != null;
         }
 
         boolean met() {
-            return value != null && goal.metBy(value);
+            return value != null && violation == null && goal.metBy(value.median());
         }
     }
 
@@ -72,20 +92,29 @@ final class Report {
         latencies.add(series);
     }
 
-    double ratio(String name, double numerator, double denominator, String formedFrom) {
-        double value = numerator / denominator;
-        ratios.add(new Ratio(name, value, formedFrom));
-        return value;
+    /** Records the ratio of two figures measured in alternating rounds, round by round; returns the ratios. */
+    Rounds ratio(String name, Rounds numerator, Rounds denominator, String formedFrom) {
+        Rounds perRound = numerator.dividedBy(denominator);
+        ratios.add(new Ratio(name, perRound, formedFrom));
+        return perRound;
     }
 
-    /** Records the value measured for a target, with how it was formed (the figures it was formed from). */
-    void target(Goal goal, double value, String detail) {
-        targets.put(goal, new Target(goal, value, detail));
+    /**
+     * Records the value measured for a target in each round (its median is held against the target), with how it
+     * was formed (the figures it was formed from).
+     */
+    void target(Goal goal, Rounds value, String detail) {
+        target(goal, value, detail, null);
+    }
+
+    /** Records the value measured for a target; a {@code violation} misses the target whatever the value. */
+    void target(Goal goal, Rounds value, String detail, @Nullable String violation) {
+        targets.put(goal, new Target(goal, value, detail, violation));
     }
 
     /** Records that a target could not be measured in this run, and why. */
     void notMeasured(Goal goal, String why) {
-        targets.put(goal, new Target(goal, null, why));
+        targets.put(goal, new Target(goal, null, why, null));
     }
 
     void note(String note) {
@@ -108,12 +137,12 @@ final class Report {
         return ratios;
     }
 
-    /** Every target of issue 16 in the issue's order; those no scenario of this run measured say so. */
+    /** Every target in the issues' order; those no scenario of this run measured say so. */
     List<Target> targets() {
         List<Target> all = new ArrayList<>();
         for (Goal goal : Goal.values()) {
             all.add(targets.getOrDefault(
-                    goal, new Target(goal, null, "not measured: its scenario did not run (--only)")));
+                    goal, new Target(goal, null, "not measured: its scenario did not run (--only)", null)));
         }
         return all;
     }

@@ -86,18 +86,20 @@ final class ResultsWriter {
             return;
         }
         out.append("## Throughput: Runlane against its baselines\n\n");
+        out.append("Runlane and its baselines are measured in alternating rounds; Runlane ÷ baseline is the median of"
+                + " the per-round ratios, with their spread (lowest-highest round).\n\n");
         out.append("| scenario | threads | Runlane | baseline | baseline figure | Runlane ÷ baseline |\n");
         out.append("|---|---:|---:|---|---:|---:|\n");
         for (Report.Comparison row : report.comparisons()) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %d | %s | %s | %s | %.2f |%n",
+                    "| %s | %d | %s | %s | %s | %s |%n",
                     row.scenario(),
                     row.threads(),
                     row.runlane().format(0),
                     row.baseline(),
                     row.baselineRounds().format(0),
-                    row.ratio()));
+                    row.perRound().format(2)));
         }
         out.append('\n');
     }
@@ -140,21 +142,29 @@ final class ResultsWriter {
         if (report.comparisons().isEmpty() && report.ratios().isEmpty()) {
             return;
         }
-        out.append("## Ratios\n\n| ratio | value | formed from (medians) |\n|---|---:|---|\n");
+        out.append("## Ratios\n\n");
+        out.append(
+                "Each ratio is formed round by round from two figures measured in alternating rounds; the value is the"
+                        + " median of those per-round ratios, with their spread (lowest-highest round).\n\n");
+        out.append("| ratio | value (per-round spread) | formed from (medians of the figures) |\n|---|---:|---|\n");
         for (Report.Comparison row : report.comparisons()) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s, %s: Runlane ÷ %s | %.2f | %s ÷ %s |%n",
+                    "| %s, %s: Runlane ÷ %s | %s | %s ÷ %s |%n",
                     row.scenario(),
                     row.threads() == 1 ? "1 thread" : row.threads() + " threads",
                     row.baseline(),
-                    row.ratio(),
+                    row.perRound().format(2),
                     format(row.runlane().median()),
                     format(row.baselineRounds().median())));
         }
         for (Report.Ratio ratio : report.ratios()) {
             out.append(String.format(
-                    Locale.ROOT, "| %s | %.2f | %s |%n", ratio.name(), ratio.value(), ratio.formedFrom()));
+                    Locale.ROOT,
+                    "| %s | %s | %s |%n",
+                    ratio.name(),
+                    ratio.perRound().format(2),
+                    ratio.formedFrom()));
         }
         out.append('\n');
     }
@@ -163,16 +173,20 @@ final class ResultsWriter {
         List<Report.Target> targets = report.targets();
         long measured = targets.stream().filter(Report.Target::measured).count();
         long met = targets.stream().filter(Report.Target::met).count();
-        out.append("## Targets (issue 16)\n\n");
+        out.append("## Targets (issues 16 and 33)\n\n");
         out.append(String.format(
                 Locale.ROOT, "%d of %d met (%d measured in this run).%n%n", met, targets.size(), measured));
         out.append("| figure | target | measured | result |\n|---|---|---|---|\n");
         for (Report.Target target : targets) {
             Goal goal = target.goal();
             String value = target.measured()
-                    ? String.format(Locale.ROOT, "%.2f%s (%s)", target.value(), goal.unit(), target.detail())
+                    ? String.format(Locale.ROOT, "%s%s (%s)", target.value().format(2), goal.unit(), target.detail())
                     : target.detail();
-            String result = !target.measured() ? "not measured" : target.met() ? "met" : "**missed**";
+            String result = !target.measured()
+                    ? "not measured"
+                    : target.met()
+                            ? "met"
+                            : target.violation() != null ? "**missed**: " + target.violation() : "**missed**";
             out.append("| ")
                     .append(goal.figure())
                     .append(" | ")

@@ -1,5 +1,6 @@
 package io.runlane.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.DoubleUnaryOperator;
@@ -26,6 +27,23 @@ record Rounds(List<Double> values) {
 
     double max() {
         return values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    }
+
+    /**
+     * The ratio of each round to the same round of {@code denominator}: the two sides of a comparison were measured in
+     * alternating rounds, so each pair saw the same state of the machine, and the spread of these ratios shows how
+     * far a single comparison can be trusted.
+     */
+    Rounds dividedBy(Rounds denominator) {
+        if (values.size() != denominator.values.size()) {
+            throw new IllegalArgumentException("Per-round ratios need as many rounds on both sides: " + values.size()
+                    + " and " + denominator.values.size());
+        }
+        List<Double> ratios = new ArrayList<>(values.size());
+        for (int i = 0; i < values.size(); i++) {
+            ratios.add(values.get(i) / denominator.values.get(i));
+        }
+        return new Rounds(ratios);
     }
 
     Rounds map(DoubleUnaryOperator operator) {

@@ -7,8 +7,8 @@ import java.util.logging.Logger;
 
 /**
  * Measures Runlane against plain JDBC doing the minimum the same work needs, and against its peers (db-scheduler,
- * DBOS Transact, JobRunr), on the same database and threads, in one process run; prints a table, with issue 16's
- * targets met or missed, and writes it as Markdown. Usage: {@value BenchmarkOptions#USAGE}.
+ * DBOS Transact, JobRunr), on the same database and threads, in one process run; prints a table, with the targets
+ * of issues 16 and 33 met or missed, and writes it as Markdown. Usage: {@value BenchmarkOptions#USAGE}.
  */
 public final class RunlaneBenchmarks {
 
@@ -23,11 +23,13 @@ public final class RunlaneBenchmarks {
                 new DuplicateTriggerScenario(),
                 new BatchTriggerScenario(),
                 new EndToEndScenario(),
+                new MultiInstanceScenario(),
                 new LatencyScenario(),
                 new SteadyLoadScenario(),
                 new StepsScenario(),
                 new AwaitScenario(),
                 new PruningScenario(),
+                new PartitionedPruningScenario(),
                 new ScaleScenario());
     }
 

@@ -64,7 +64,7 @@ final class ScaleScenario implements Scenario {
         List.of(atSmall.trigger(), atLarge.trigger(), atSmall.claim(), atLarge.claim())
                 .forEach(report::latency);
         String sizes = String.format(Locale.ROOT, "%,d ÷ %,d retained", large.retained, small.retained);
-        double trigger = ratio(
+        Rounds trigger = ratio(
                 report,
                 "trigger p50",
                 sizes,
@@ -76,7 +76,7 @@ final class ScaleScenario implements Scenario {
                 sizes,
                 atLarge.trigger().p99(),
                 atSmall.trigger().p99());
-        double claim = ratio(
+        Rounds claim = ratio(
                 report,
                 "claim p50",
                 sizes,
@@ -90,24 +90,24 @@ final class ScaleScenario implements Scenario {
     }
 
     private static void target(
-            Report report, Goal goal, double ratio, String sizes, Latencies.Series large, Latencies.Series small) {
+            Report report, Goal goal, Rounds ratio, String sizes, Latencies.Series large, Latencies.Series small) {
         report.target(
                 goal,
                 ratio,
                 String.format(
                         Locale.ROOT,
-                        "%s: p50 %s vs %s ms; p99 ratio %.2f",
+                        "%s: p50 %s vs %s ms; p99 ratio %s",
                         sizes,
                         ResultsWriter.format(large.p50().median()),
                         ResultsWriter.format(small.p50().median()),
-                        large.p99().median() / small.p99().median()));
+                        large.p99().dividedBy(small.p99()).format(2)));
     }
 
-    private static double ratio(Report report, String figure, String sizes, Rounds large, Rounds small) {
+    private static Rounds ratio(Report report, String figure, String sizes, Rounds large, Rounds small) {
         return report.ratio(
                 figure + " latency, " + sizes,
-                large.median(),
-                small.median(),
+                large,
+                small,
                 ResultsWriter.format(large.median()) + " ÷ " + ResultsWriter.format(small.median()) + " ms");
     }
 

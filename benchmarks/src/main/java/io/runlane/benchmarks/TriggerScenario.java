@@ -2,6 +2,7 @@ package io.runlane.benchmarks;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -13,6 +14,32 @@ final class TriggerScenario implements Scenario {
     private static final int[] THREADS = {1, 4, 16};
 
     private static final int TARGET_THREADS = 4;
+
+    /** The threads of the round whose costs per trigger (CPU time and WAL) are reported. */
+    private static final int COST_THREADS = 16;
+
+    /**
+     * One more round of Runlane's triggers, read with the {@link CostMeter}: the database's and this process's CPU time
+     * per 1,000 triggers and the WAL per trigger, which the load of a shared machine does not distort as it does
+     * throughput.
+     */
+    private static void measureCosts(BenchmarkContext context, Report report, RunlaneTemplate runlane, String prefix)
+            throws Exception {
+        CostMeter.Reading before = context.costs().read();
+        long began = System.nanoTime();
+        double perSecond = Measurement.throughput(
+                COST_THREADS,
+                context.options().roundMillis(),
+                (worker, sequence) -> runlane.trigger(
+                        BenchmarkTasks.ORDER,
+                        new BenchmarkTasks.OrderTask.Payload(prefix + "cpu-" + sequence),
+                        TriggerOptions.none()));
+        CostMeter.Reading used = context.costs().read().since(before);
+        double triggers = perSecond * (System.nanoTime() - began) / 1e9;
+        EndToEndScenario.costFigures(
+                report, "trigger, new runs with idempotency keys, " + COST_THREADS + " threads", List.of(used), (int)
+                        Math.round(triggers));
+    }
 
     @Override
     public String name() {
@@ -45,10 +72,13 @@ final class TriggerScenario implements Scenario {
             context.progress(
                     "trigger, new runs, %s: Runlane %s/s, JDBC insert %s/s",
                     threads == 1 ? "1 thread" : threads + " threads", measured[0].format(0), measured[1].format(0));
+            if (threads == COST_THREADS) {
+                measureCosts(context, report, runlane, prefix);
+            }
             if (threads == TARGET_THREADS) {
                 report.target(
                         Goal.TRIGGER_VS_INSERT,
-                        comparison.ratio(),
+                        comparison.perRound(),
                         ResultsWriter.format(measured[0].median()) + " vs " + ResultsWriter.format(measured[1].median())
                                 + " runs/s");
             }
