@@ -49,6 +49,26 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
     /** The changelog parameter that names the schema in the SQL changesets. */
     public static final String SCHEMA_PARAMETER = "runlane_schema";
 
+    /**
+     * Liquibase's lock table as Liquibase itself creates it, made before Liquibase runs: Liquibase probes the table
+     * with a query before it creates it, and on an empty database that query fails, which PostgreSQL logs as {@code
+     * ERROR: relation "runlane.runlane_changelog_lock" does not exist} on every first start (issue 31).
+     */
+    private static final String CREATE_LOCK_TABLE = """
+            CREATE TABLE IF NOT EXISTS %s.%s (
+                id          INTEGER      NOT NULL PRIMARY KEY,
+                locked      BOOLEAN      NOT NULL,
+                lockgranted TIMESTAMP WITHOUT TIME ZONE,
+                lockedby    VARCHAR(255)
+            )
+            """;
+
+    /** The one row Liquibase's lock service expects, unlocked, as Liquibase would insert it. */
+    private static final String INITIALIZE_LOCK_TABLE = """
+            INSERT INTO %s.%s (id, locked) VALUES (1, FALSE)
+            ON CONFLICT (id) DO NOTHING
+            """;
+
     /** The high half of the advisory lock key; the low half is the schema name's hash. */
     private static final long SCHEMA_LOCK_NAMESPACE = 0x52554e4cL << 32;
 
@@ -88,6 +108,8 @@ public final class RunlaneSchemaInitializer implements InitializingBean {
     private void update(Connection connection) throws Exception {
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+            statement.execute(CREATE_LOCK_TABLE.formatted(schema, CHANGELOG_LOCK_TABLE));
+            statement.execute(INITIALIZE_LOCK_TABLE.formatted(schema, CHANGELOG_LOCK_TABLE));
         }
         long appliedBefore = appliedChangesets(connection);
         Database database =
