@@ -97,6 +97,36 @@ class ConsoleRunAccuracyBrowserIntegrationTests {
         browser.screenshot("accuracy-attempts");
     }
 
+    @Test
+    @DisplayName("S-EX-4: a run that succeeded after a failed attempt shows that failure as the last one, retried, in"
+            + " neutral colours; a failed run still shows its failure")
+    void aSucceededRunShowsItsEarlierFailureAsRetried() {
+        UUID retried = runlane.trigger("approvals.flaky", new Waits(0)).runId();
+        UUID failed = runlane.trigger("invoices.send", ConsoleTestApplication.Payload.of("order 7"))
+                .runId();
+        awaitStatus(retried, RunStatus.SUCCEEDED);
+        awaitStatus(failed, RunStatus.FAILED);
+
+        browser.go("#/runs/" + retried);
+
+        browser.awaitText(By.id("run-status"), "Succeeded");
+        browser.awaitText(By.id("failure-label"), "Last failure (retried)");
+        assertThat(browser.driver().findElement(By.id("failure")).getDomAttribute("class"))
+                .contains("alert-neutral")
+                .doesNotContain("alert-error");
+        assertThat(browser.driver().findElement(By.id("failure")).getText()).contains("first attempt fails");
+        assertThat(browser.driver().findElement(By.id("run-attempts")).getText())
+                .isEqualTo("2 of 3");
+        browser.screenshot("accuracy-last-failure");
+
+        browser.go("#/runs/" + failed);
+        browser.awaitText(By.id("run-status"), "Failed");
+        assertThat(browser.driver().findElement(By.id("failure-label")).getText())
+                .isEqualTo("Failure");
+        assertThat(browser.driver().findElement(By.id("failure")).getDomAttribute("class"))
+                .contains("alert-error");
+    }
+
     /** A run of {@code approvals.collect} that waited for {@code signals} signals in turn and succeeded. */
     private UUID waitedFor(int signals) {
         UUID run = runlane.trigger("approvals.collect", new Waits(signals)).runId();

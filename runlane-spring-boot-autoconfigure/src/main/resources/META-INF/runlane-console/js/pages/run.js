@@ -142,7 +142,7 @@ function render(body, detail, lists, loadMore, reload) {
                 run.idempotencyRetainedUntil ? fact('Key retained until', formatAbsolute(run.idempotencyRetainedUntil)) : null,
                 run.sourceRunId ? fact(humanize(run.sourceType ?? 'source') + ' of', h('a', {href: '#/runs/' + run.sourceRunId, class: 'mono', text: shortId(run.sourceRunId)})) : null,
                 fact('Updated', formatAbsolute(run.updatedAt)))),
-        run.failure ? failurePanel(run.failure) : null,
+        run.failure ? failurePanel(run) : null,
         h('div', {class: 'grid-detail'},
             h('div', {class: 'stack'},
                 section('Timeline', count(events, 'event', 'events'), [timeline(events.items), more('events', events, loadMore)], 'timeline'),
@@ -195,10 +195,20 @@ function keyValue(key) {
     return key === null || key === undefined ? h('span', {class: 'muted', text: 'none'}) : h('code', {class: 'mono key', text: key});
 }
 
-function failurePanel(failure) {
-    return h('section', {class: 'alert alert-error failure', id: 'failure'},
+/**
+ * The stored failure. It is the run's own only when the run failed; otherwise it is left over from an earlier attempt
+ * that was retried (or will be), or from the attempt a cancellation ended, and is shown as the last failure, neutral.
+ */
+function failurePanel(run) {
+    const failure = run.failure;
+    const own = run.status === 'FAILED';
+    const label = own ? 'Failure'
+        : run.status === 'RETRYING' ? 'Last failure (retry scheduled)'
+        : ['CANCELLED', 'CANCELLATION_REQUESTED'].includes(run.status) ? 'Last failure'
+        : 'Last failure (retried)';
+    return h('section', {class: ['alert', own ? 'alert-error' : 'alert-neutral', 'failure'], id: 'failure', dataset: {own: String(own)}},
         h('div', {class: 'failure-head'},
-            h('strong', {text: 'Failure'}),
+            h('strong', {text: label, id: 'failure-label'}),
             h('code', {class: 'mono', text: failure.code}),
             failure.exceptionClass ? h('code', {class: 'mono muted', text: failure.exceptionClass}) : null),
         failure.message ? h('pre', {class: 'failure-message', text: failure.message}) : null);
