@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param status the status
  * @param idempotencyKey the idempotency key, if any
  * @param singletonKey the singleton key, if any
- * @param attempts attempts started so far
+ * @param attempts attempts started so far: every call of the handler, resumptions included, as {@link
+ *     RunContext#attempt()} counts them (S-EX-14)
  * @param maxAttempts the attempt budget, counting the first
  * @param createdAt when the run was stored (database clock)
  * @param updatedAt when the run last changed (database clock)
@@ -28,6 +29,10 @@ import org.jspecify.annotations.Nullable;
  * @param idempotencyKeyTtl the retention captured when the run was created, if it has an idempotency key
  * @param sourceType how this run was derived from {@code sourceRunId}: {@code RERUN} or {@code RETRY}
  * @param resultJson a {@link TaskFunction}'s result as JSON, stored when the run succeeded (S-RS-1)
+ * @param spentAttempts the attempts that count against {@code maxAttempts} (S-EX-34): the attempts that did not end
+ *     by parking the run (a release or a durable wait, which spend no budget, S-EX-6, S-ST-10), and, while the run
+ *     waits to resume, the attempt it resumes. What "N of maxAttempts" means: a run that waited for five signals and
+ *     succeeded has 6 attempts and 1 spent attempt
  */
 public record Run(
         UUID id,
@@ -48,7 +53,52 @@ public record Run(
         @Nullable String concurrencyKey,
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
         @Nullable String sourceType,
-        @JsonRawValue @Nullable String resultJson) {
+        @JsonRawValue @Nullable String resultJson,
+        int spentAttempts) {
+
+    /** A run whose attempts all count against its budget, as before {@code spentAttempts} was recorded. */
+    public Run(
+            UUID id,
+            String taskId,
+            String queue,
+            RunStatus status,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            int attempts,
+            int maxAttempts,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant runAt,
+            @Nullable Instant finishedAt,
+            @Nullable RunFailure failure,
+            String payloadJson,
+            @Nullable UUID sourceRunId,
+            @Nullable String concurrencyKey,
+            @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
+            @Nullable String sourceType,
+            @Nullable String resultJson) {
+        this(
+                id,
+                taskId,
+                queue,
+                status,
+                idempotencyKey,
+                singletonKey,
+                attempts,
+                maxAttempts,
+                createdAt,
+                updatedAt,
+                runAt,
+                finishedAt,
+                failure,
+                payloadJson,
+                sourceRunId,
+                concurrencyKey,
+                idempotencyKeyTtl,
+                sourceType,
+                resultJson,
+                attempts);
+    }
 
     /** When a terminal owner's idempotency retention ends, or {@code null} while active or without a key. */
     public @Nullable Instant idempotencyRetainedUntil() {

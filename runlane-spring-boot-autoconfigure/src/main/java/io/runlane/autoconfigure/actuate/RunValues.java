@@ -37,7 +37,8 @@ final class RunValues {
                 run.concurrencyKey(),
                 run.idempotencyKeyTtl(),
                 run.sourceType(),
-                run.resultJson() == null ? null : MASK);
+                run.resultJson() == null ? null : MASK,
+                run.spentAttempts());
     }
 
     /** A signal's payload is a value too (S-SG-5). */

@@ -34,8 +34,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <p>Cursors are opaque to clients: base64url of a versioned key. A first page starts after a key past every row.
  * Attempts are derived from events like {@link io.runlane.RunOperations#attempts}: a {@code CLAIMED} event opens one,
  * the next event of {@link #ATTEMPT_EVENT_TYPES} closes it, and a claim {@code HANDED_BACK} is none (S-EX-17); the
- * steps, signal consumptions and cancellation requests recorded meanwhile do not end it. Attempts are numbered down
- * from the run's attempt count, which counts exactly the claims not handed back.
+ * steps, signal consumptions and cancellation requests recorded meanwhile do not end it. An attempt claimed after a
+ * parking ({@code RELEASED}, {@code WAITING}) is a resumption (S-EX-34). Attempts are numbered down from the run's
+ * attempt count, which counts exactly the claims not handed back.
  */
 final class ConsoleHistory {
 
@@ -49,10 +50,11 @@ final class ConsoleHistory {
     static final int COUNT_CAP = 10_000;
 
     /**
-     * The types that open, undo or end an attempt: the predicate of {@code run_events_attempts_idx}, which therefore
-     * skips the steps and signal consumptions an attempt records in between.
+     * The types that open, undo or end an attempt: {@code CLAIMED}, {@code HANDED_BACK} and {@link
+     * io.runlane.internal.trigger.DefaultRunOperations#ATTEMPT_ENDINGS}, written as the predicate of {@code
+     * run_events_attempts_idx}, which therefore skips the steps and signal consumptions an attempt records in between.
      */
-    private static final String ATTEMPT_EVENT_TYPES =
+    static final String ATTEMPT_EVENT_TYPES =
             "('CLAIMED', 'HANDED_BACK', 'SUCCEEDED', 'RETRY_SCHEDULED', 'RELEASED', 'FAILED', 'CANCELLED',"
                     + " 'LEASE_EXPIRED', 'WAITING')";
 
@@ -94,14 +96,18 @@ final class ConsoleHistory {
             """;
 
     /**
-     * S-EX-17: claims before a sequence number with the event that followed each among the attempt events, both from
-     * {@code run_events_attempts_idx}, and the run's attempt count in the same snapshot to number the first page. The
-     * claims are selected by {@code :runId} rather than {@code r.id} so that the planner estimates them from the
+     * S-EX-17, S-EX-34: claims before a sequence number with the event that followed each among the attempt events
+     * (the one that ended it) and the attempt ending that preceded it ({@code p}): a parking makes the claim a
+     * resumption, provided an attempt event precedes it ({@code q}); a {@code WAITING} event before every claim is a
+     * successor's wait for its predecessor, which no attempt ended. All of them come from {@code
+     * run_events_attempts_idx}, with the run's attempt count in the same snapshot to number the first page.
+     * The claims are selected by {@code :runId} rather than {@code r.id} so that the planner estimates them from the
      * run's own statistics: for a run with many attempts, a scan that stops at the limit.
      */
     static final String ATTEMPTS = """
             SELECT r.attempts AS run_attempts, c.seq, c.actor, c.created_at,
-                   e.type AS ended_by, e.status AS outcome, e.created_at AS ended_at, e.detail
+                   e.type AS ended_by, e.status AS outcome, e.created_at AS ended_at, e.detail,
+                   q.parked IS NOT NULL AS resumption
             FROM {schema}.runs r
             CROSS JOIN (
                 SELECT seq, actor, created_at FROM {schema}.run_events
@@ -115,6 +121,18 @@ final class ConsoleHistory {
                 ORDER BY seq
                 LIMIT 1
             ) e ON true
+            LEFT JOIN LATERAL (
+                SELECT seq, type FROM {schema}.run_events
+                WHERE run_id = :runId AND seq < c.seq AND type IN %1$s AND type NOT IN ('CLAIMED', 'HANDED_BACK')
+                ORDER BY seq DESC
+                LIMIT 1
+            ) p ON true
+            LEFT JOIN LATERAL (
+                SELECT true AS parked FROM {schema}.run_events
+                WHERE run_id = :runId AND seq < p.seq AND type IN %1$s AND p.type IN ('RELEASED', 'WAITING')
+                ORDER BY seq DESC
+                LIMIT 1
+            ) q ON true
             WHERE r.id = :runId AND r.environment = :environment
             ORDER BY c.seq DESC
             """.formatted(ATTEMPT_EVENT_TYPES);
@@ -301,7 +319,8 @@ final class ConsoleHistory {
                 (endedAt == null) ? null : endedAt.toInstant(),
                 (outcome == null) ? null : RunStatus.valueOf(outcome),
                 (endedBy == null) ? null : RunEventType.valueOf(endedBy),
-                rs.getString("detail"));
+                rs.getString("detail"),
+                rs.getBoolean("resumption"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
@@ -321,7 +340,7 @@ final class ConsoleHistory {
      */
     record Totals(long events, long attempts, long steps, long signals) {}
 
-    /** A claim with the event that followed it among the attempt events, if any. */
+    /** A claim with the event that followed it among the attempt events, if any, and whether it resumed the run. */
     private record Claim(
             int runAttempts,
             int seq,
@@ -330,10 +349,11 @@ final class ConsoleHistory {
             @Nullable Instant endedAt,
             @Nullable RunStatus outcome,
             @Nullable RunEventType endedBy,
-            @Nullable String detail) {
+            @Nullable String detail,
+            boolean resumption) {
 
         RunAttempt attempt(UUID runId, int number) {
-            return new RunAttempt(runId, number, worker, startedAt, endedAt, outcome, endedBy, detail);
+            return new RunAttempt(runId, number, worker, startedAt, endedAt, outcome, endedBy, detail, resumption);
         }
     }
 

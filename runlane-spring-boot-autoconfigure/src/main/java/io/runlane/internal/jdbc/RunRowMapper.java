@@ -13,7 +13,15 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.RowMapper;
 
-/** Maps a row of {@code runs} (selected as {@code r.*} or {@code RETURNING *}) to a {@link Run}. */
+/**
+ * Maps a row of {@code runs} (selected as {@code r.*} or {@code RETURNING *}) to a {@link Run}.
+ *
+ * <p>{@link Run#spentAttempts()} (S-EX-34) comes from the row's counters: {@code attempts} counts every claim whose
+ * handler started and {@code releases} every attempt that ended by parking the run (a release or a durable wait), as
+ * the retry policy counts them ({@link ClaimedRun#spentAttempts()}). A run parked after it started ({@code RELEASED},
+ * or {@code WAITING} with attempts; a run waiting for a predecessor never started) counts the attempt it will
+ * resume: its next claim continues it, and charges it to the budget then.
+ */
 public final class RunRowMapper implements RowMapper<Run> {
 
     public static final RunRowMapper INSTANCE = new RunRowMapper();
@@ -49,7 +57,15 @@ public final class RunRowMapper implements RowMapper<Run> {
                 rs.getString("concurrency_key"),
                 ttl,
                 rs.getString("source_type"),
-                rs.getString("result"));
+                rs.getString("result"),
+                spentAttempts(rs));
+    }
+
+    private static int spentAttempts(ResultSet rs) throws SQLException {
+        int attempts = rs.getInt("attempts");
+        String status = rs.getString("status");
+        boolean parked = attempts > 0 && ("WAITING".equals(status) || "RELEASED".equals(status));
+        return attempts - rs.getInt("releases") + (parked ? 1 : 0);
     }
 
     static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {

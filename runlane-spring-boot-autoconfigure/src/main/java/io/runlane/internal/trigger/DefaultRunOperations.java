@@ -32,9 +32,12 @@ import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.step.StepStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +45,24 @@ import org.jspecify.annotations.Nullable;
 public final class DefaultRunOperations implements RunOperations {
 
     static final String OPERATOR = "operator";
+
+    /**
+     * The events that end an attempt, each written by the statement that ends it: an outcome (S-EX-3..7), a
+     * release (S-EX-6), a durable wait (S-ST-7, S-RS-4, S-SG-4), lease recovery (S-EX-7) or a cancellation that
+     * ends it (S-CA-2, S-CA-5). The console pages attempts by the same types ({@code run_events_attempts_idx}).
+     */
+    public static final Set<RunEventType> ATTEMPT_ENDINGS = Collections.unmodifiableSet(EnumSet.of(
+            RunEventType.SUCCEEDED,
+            RunEventType.RETRY_SCHEDULED,
+            RunEventType.RELEASED,
+            RunEventType.FAILED,
+            RunEventType.CANCELLED,
+            RunEventType.LEASE_EXPIRED,
+            RunEventType.WAITING));
+
+    /** The endings that park the run: the next attempt resumes it without spending budget (S-EX-6, S-ST-10). */
+    public static final Set<RunEventType> PARKINGS =
+            Collections.unmodifiableSet(EnumSet.of(RunEventType.RELEASED, RunEventType.WAITING));
 
     static final String RERUN = "RERUN";
 
@@ -119,43 +140,42 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     /**
-     * Pairs each CLAIMED event with the event that ended its attempt; a claim handed back before its handler
-     * started is no attempt (S-EX-17).
+     * Pairs each CLAIMED event with the event that ended its attempt: one of {@link #ATTEMPT_ENDINGS}; the steps,
+     * signal consumptions and cancellation requests an attempt records meanwhile are written while it runs and end
+     * nothing. A claim handed back before its handler started is no attempt (S-EX-17). An attempt claimed after the
+     * attempt before it ended by parking the run ({@link #PARKINGS}) is a resumption (S-EX-34).
      */
     @Override
     public List<RunAttempt> attempts(UUID runId) {
         List<RunAttempt> attempts = new ArrayList<>();
-        RunEvent claimed = null;
+        RunAttempt open = null;
+        boolean parked = false;
         for (RunEvent event : events(runId)) {
             if (event.type() == RunEventType.CLAIMED) {
-                claimed = event;
-                attempts.add(new RunAttempt(
-                        runId, attempts.size() + 1, event.actor(), event.createdAt(), null, null, null, null));
-            } else if (claimed != null && event.type() == RunEventType.HANDED_BACK) {
+                open = new RunAttempt(
+                        runId, attempts.size() + 1, event.actor(), event.createdAt(), null, null, null, null, parked);
+                attempts.add(open);
+            } else if (open != null && event.type() == RunEventType.HANDED_BACK) {
                 attempts.remove(attempts.size() - 1);
-                claimed = null;
-            } else if (claimed != null && endsAttempt(event.type())) {
-                RunAttempt open = attempts.remove(attempts.size() - 1);
-                attempts.add(new RunAttempt(
-                        runId,
-                        open.attempt(),
-                        open.worker(),
-                        open.startedAt(),
-                        event.createdAt(),
-                        event.status(),
-                        event.type(),
-                        event.detail()));
-                claimed = null;
+                open = null;
+            } else if (open != null && ATTEMPT_ENDINGS.contains(event.type())) {
+                attempts.set(
+                        attempts.size() - 1,
+                        new RunAttempt(
+                                runId,
+                                open.attempt(),
+                                open.worker(),
+                                open.startedAt(),
+                                event.createdAt(),
+                                event.status(),
+                                event.type(),
+                                event.detail(),
+                                open.resumption()));
+                parked = PARKINGS.contains(event.type());
+                open = null;
             }
         }
         return attempts;
-    }
-
-    private static boolean endsAttempt(RunEventType type) {
-        return type != RunEventType.CANCELLATION_REQUESTED
-                && type != RunEventType.STEP_COMPLETED
-                && type != RunEventType.CREATED
-                && type != RunEventType.IDEMPOTENCY_KEY_RESET;
     }
 
     @Override

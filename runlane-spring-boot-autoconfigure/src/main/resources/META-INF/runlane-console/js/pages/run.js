@@ -132,7 +132,7 @@ function render(body, detail, lists, loadMore, reload) {
                         h('span', {title: formatAbsolute(run.createdAt), text: 'created ' + formatRelative(run.createdAt)}))),
                 actionBar(run, actions, reload)),
             h('dl', {class: 'facts'},
-                fact('Attempts', `${run.attempts} of ${run.maxAttempts}`),
+                fact('Attempts', attemptsValue(run)),
                 fact('Created', formatAbsolute(run.createdAt)),
                 fact(run.finishedAt ? 'Finished' : 'Due', formatAbsolute(run.finishedAt ?? run.runAt)),
                 run.finishedAt ? fact('Duration', formatDuration(between(run.createdAt, run.finishedAt))) : fact('Age', formatAge(between(run.createdAt))),
@@ -142,7 +142,7 @@ function render(body, detail, lists, loadMore, reload) {
                 run.idempotencyRetainedUntil ? fact('Key retained until', formatAbsolute(run.idempotencyRetainedUntil)) : null,
                 run.sourceRunId ? fact(humanize(run.sourceType ?? 'source') + ' of', h('a', {href: '#/runs/' + run.sourceRunId, class: 'mono', text: shortId(run.sourceRunId)})) : null,
                 fact('Updated', formatAbsolute(run.updatedAt)))),
-        run.failure ? failurePanel(run.failure) : null,
+        run.failure ? failurePanel(run) : null,
         h('div', {class: 'grid-detail'},
             h('div', {class: 'stack'},
                 section('Timeline', count(events, 'event', 'events'), [timeline(events.items), more('events', events, loadMore)], 'timeline'),
@@ -179,14 +179,36 @@ function section(title, hint, content, id) {
         content);
 }
 
+/**
+ * "1 of 3": the attempts that spent budget (S-EX-34). Waits and releases resume an attempt without spending budget,
+ * so a run that waited five times shows "1 of 3 · 6 starts".
+ */
+function attemptsValue(run) {
+    const spent = run.spentAttempts ?? run.attempts;
+    const value = h('span', {id: 'run-attempts', text: `${spent} of ${run.maxAttempts}`});
+    if (run.attempts === spent) return value;
+    return h('span', {title: 'Waits and releases resume the attempt they parked without spending retry budget'},
+        value, h('span', {class: 'muted', id: 'run-starts', text: ` · ${run.attempts} start${run.attempts === 1 ? '' : 's'}`}));
+}
+
 function keyValue(key) {
     return key === null || key === undefined ? h('span', {class: 'muted', text: 'none'}) : h('code', {class: 'mono key', text: key});
 }
 
-function failurePanel(failure) {
-    return h('section', {class: 'alert alert-error failure', id: 'failure'},
+/**
+ * The stored failure. It is the run's own only when the run failed; otherwise it is left over from an earlier attempt
+ * that was retried (or will be), or from the attempt a cancellation ended, and is shown as the last failure, neutral.
+ */
+function failurePanel(run) {
+    const failure = run.failure;
+    const own = run.status === 'FAILED';
+    const label = own ? 'Failure'
+        : run.status === 'RETRYING' ? 'Last failure (retry scheduled)'
+        : ['CANCELLED', 'CANCELLATION_REQUESTED'].includes(run.status) ? 'Last failure'
+        : 'Last failure (retried)';
+    return h('section', {class: ['alert', own ? 'alert-error' : 'alert-neutral', 'failure'], id: 'failure', dataset: {own: String(own)}},
         h('div', {class: 'failure-head'},
-            h('strong', {text: 'Failure'}),
+            h('strong', {text: label, id: 'failure-label'}),
             h('code', {class: 'mono', text: failure.code}),
             failure.exceptionClass ? h('code', {class: 'mono muted', text: failure.exceptionClass}) : null),
         failure.message ? h('pre', {class: 'failure-message', text: failure.message}) : null);
@@ -259,17 +281,22 @@ function timeline(events) {
     }));
 }
 
+/**
+ * Attempts newest first. A resumption (after a wait or a release) is marked: it continues the attempt before it.
+ * An open attempt shows "Running"; every ended one its outcome and the event that ended it (S-EX-34).
+ */
 function attemptsTable(attempts) {
     if (attempts.length === 0) return h('div', {class: 'empty-inline', text: 'No attempt has started.'});
-    return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
+    return h('div', {class: 'table-wrap'}, h('table', {class: 'table table-attempts'},
         h('thead', {}, h('tr', {}, ['#', 'Worker', 'Started', 'Duration', 'Outcome', 'Detail'].map(text => h('th', {text})))),
-        h('tbody', {}, attempts.map(attempt => h('tr', {},
-            h('td', {class: 'num', text: attempt.attempt}),
+        h('tbody', {}, attempts.map(attempt => h('tr', {class: 'attempt-row', dataset: {attempt: attempt.attempt, endedBy: attempt.endedBy ?? '', resumption: String(Boolean(attempt.resumption))}},
+            h('td', {class: 'num nowrap'}, String(attempt.attempt),
+                attempt.resumption ? h('span', {class: 'tag', title: 'Resumed the run after the attempt before it waited or was released; spends no retry budget', text: 'resumed'}) : null),
             h('td', {class: 'mono small', text: attempt.worker, title: attempt.worker}),
-            h('td', {title: formatAbsolute(attempt.startedAt), text: formatPrecise(attempt.startedAt)}),
-            h('td', {text: attempt.endedAt ? formatDuration(between(attempt.startedAt, attempt.endedAt)) : 'running…'}),
-            h('td', {}, attempt.outcome ? statusBadge(attempt.outcome) : statusBadge('RUNNING'),
-                attempt.endedBy && attempt.endedBy !== attempt.outcome ? h('span', {class: 'muted small', text: ' ' + humanize(attempt.endedBy)}) : null),
+            h('td', {class: 'nowrap', title: formatAbsolute(attempt.startedAt), text: formatPrecise(attempt.startedAt)}),
+            h('td', {class: 'nowrap', text: attempt.endedAt ? formatDuration(between(attempt.startedAt, attempt.endedAt)) : 'running…'}),
+            h('td', {class: 'outcome-cell'}, attempt.outcome ? statusBadge(attempt.outcome) : statusBadge('RUNNING'),
+                attempt.endedBy && attempt.endedBy !== attempt.outcome ? h('span', {class: 'muted small ended-by', text: humanize(attempt.endedBy)}) : null),
             h('td', {class: 'detail-cell', text: attempt.detail ?? ''}))))));
 }
 

@@ -132,7 +132,8 @@ function row(run) {
         h('td', {text: run.queue}),
         h('td', {class: 'key-cell'}, key === null || key === undefined ? h('span', {class: 'muted', text: '—'})
             : h('span', {class: 'mono key', text: key, title: (run.idempotencyKey !== null ? 'Idempotency key: ' : 'Singleton key: ') + key})),
-        h('td', {class: 'num', text: `${run.attempts}/${run.maxAttempts}`}),
+        h('td', {class: 'num', title: run.attempts !== (run.spentAttempts ?? run.attempts) ? `${run.attempts} starts: waits and releases spend no budget` : null,
+            text: `${run.spentAttempts ?? run.attempts}/${run.maxAttempts}`}),
         h('td', {title: formatAbsolute(run.createdAt), text: formatRelative(run.createdAt)}),
         h('td', {class: 'num', text: run.finishedAt ? formatDuration(between(run.createdAt, run.finishedAt)) : '—'}));
 }
