@@ -281,7 +281,7 @@ class SupersedeIntegrationTests {
     void supersedeStorm() {
         runlane.startWorker();
 
-        List<Concurrently.Outcome<TriggerResult>> outcomes = Concurrently.run(32, i -> () -> sync("k-storm", 150));
+        List<Concurrently.Outcome<TriggerResult>> outcomes = Concurrently.run(32, i -> () -> sync("k-storm", 3000));
 
         assertThat(outcomes).noneMatch(Concurrently.Outcome::failed);
         assertThat(outcomes).allMatch(outcome -> outcome.value().created());
