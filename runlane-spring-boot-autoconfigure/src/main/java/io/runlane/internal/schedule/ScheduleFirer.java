@@ -177,7 +177,8 @@ public final class ScheduleFirer implements SmartLifecycle {
                 if (current[0] == null) {
                     throw ex;
                 }
-                logger.warn("Runlane could not fire schedule '" + current[0] + "'; retrying at the next poll", ex);
+                logger.warn("Runlane could not fire schedule '" + current[0] + "'; retrying at the next poll: " + ex);
+                logger.debug("Runlane could not fire schedule '" + current[0] + "'", ex);
                 failed.add(current[0]);
                 continue;
             }
@@ -312,7 +313,9 @@ public final class ScheduleFirer implements SmartLifecycle {
                         .orElse(delay);
             }
         } catch (Throwable ex) {
-            logger.warn("Runlane schedule firing failed; retrying at the next poll", ex);
+            // one line, no stack trace: the firer retries at every poll, an outage would flood the log (issue 26)
+            logger.warn("Runlane schedule firing failed; retrying at the next poll: " + ex);
+            logger.debug("Runlane schedule firing failed", ex);
         }
         synchronized (this) {
             passing = false;
