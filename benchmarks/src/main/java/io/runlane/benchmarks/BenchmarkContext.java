@@ -1,15 +1,15 @@
 package io.runlane.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
+import io.runlane.internal.registry.BeanValidationPayloadValidator;
+import io.runlane.internal.registry.PayloadCodec;
 import io.runlane.internal.registry.TaskDefinitionReader;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
-import io.runlane.internal.trigger.BeanValidationPayloadValidator;
-import io.runlane.internal.trigger.PayloadCodec;
 import jakarta.validation.Validation;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.runlane.benchmarks;
 
 import io.runlane.RunlaneTemplate;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.RunlaneSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

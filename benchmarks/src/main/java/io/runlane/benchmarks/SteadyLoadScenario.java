@@ -2,8 +2,8 @@ package io.runlane.benchmarks;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.ExecutionSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

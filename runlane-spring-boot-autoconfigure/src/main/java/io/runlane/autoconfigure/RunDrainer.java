@@ -1,8 +1,8 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.jdbc.RunStatistics.QueueStatistics;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.query.RunStatistics.QueueStatistics;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.RunlaneTemplate;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.schedule.DeclaredSchedules;

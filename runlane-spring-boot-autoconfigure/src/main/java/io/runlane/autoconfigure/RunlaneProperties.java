@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure;
 
 import io.runlane.IdempotencyKeyTtl;
-import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;

@@ -14,7 +14,7 @@ import io.runlane.autoconfigure.actuate.RunlaneHealthAutoConfiguration;
 import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
 import io.runlane.autoconfigure.actuate.RunlaneMetrics;
 import io.runlane.autoconfigure.actuate.RunlaneMetricsAutoConfiguration;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.SendMail;
 import java.time.Duration;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.runlane.RunlaneTemplate;
 import io.runlane.actuate.ActuatorTestApplication.Payload;
 import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.worker.RunWorker;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;

@@ -16,16 +16,16 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
+import io.runlane.internal.registry.BeanValidationPayloadValidator;
+import io.runlane.internal.registry.PayloadValidator;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.schema.RunlaneChangelog;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.schema.SchemaNotAppliedException;
-import io.runlane.internal.trigger.BeanValidationPayloadValidator;
-import io.runlane.internal.trigger.PayloadValidator;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import io.runlane.testsupport.TestTasks.SendMail;
@@ -149,7 +149,7 @@ class RunlaneAutoConfigurationTests {
     @Test
     void resultsMaxSizeBecomesTheEnginesLimit() {
         runner.withPropertyValues("runlane.results.max-size=64KB")
-                .run(context -> assertThat(context.getBean(io.runlane.internal.RunlaneEngine.class)
+                .run(context -> assertThat(context.getBean(io.runlane.internal.engine.RunlaneEngine.class)
                                 .durable()
                                 .codec()
                                 .maxResultBytes())

@@ -13,7 +13,7 @@ import io.runlane.ScheduleInfo;
 import io.runlane.ScheduleInvalidException;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ScheduleSettings;
+import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.schedule.ScheduleFirer;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;

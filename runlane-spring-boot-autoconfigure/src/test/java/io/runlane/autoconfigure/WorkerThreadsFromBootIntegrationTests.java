@@ -10,7 +10,7 @@ import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;

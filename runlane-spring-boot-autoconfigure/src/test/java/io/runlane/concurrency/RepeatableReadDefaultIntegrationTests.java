@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.testsupport.DatabaseGate;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;

@@ -11,8 +11,8 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -83,7 +83,7 @@ class LeaseIntegrationTests {
                         .withLease(LEASE, Duration.ofMillis(300))
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200)),
-                new io.runlane.internal.EngineListener() {
+                new io.runlane.internal.kernel.EngineListener() {
                     @Override
                     public void attemptEnded(ClaimedRun claimed, String result, Duration duration) {
                         RESULTS.add(claimed.run().id() + ":" + result);

@@ -7,7 +7,7 @@ import io.runlane.IdempotencyKeyTtl;
 import io.runlane.RunContext;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.registry.TaskDeclarationException;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskDefinitionReader;

@@ -19,8 +19,8 @@ import io.runlane.RunStatus;
 import io.runlane.SignalOperations;
 import io.runlane.Task;
 import io.runlane.TaskFunction;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -289,7 +289,7 @@ class SignalsIntegrationTests {
             + " wakes the run: the park checks the mailbox again after its commit")
     void sendDuringAnInFlightParkWakesTheRun() {
         UUID run = approver(1, Duration.ofHours(1));
-        io.runlane.internal.jdbc.ClaimedRun claimed = runlane.engine()
+        io.runlane.internal.kernel.ClaimedRun claimed = runlane.engine()
                 .claims()
                 .claimDue("test-worker", List.of("default"), List.of("signals.approver"), 1, Duration.ofMinutes(5))
                 .get(0);

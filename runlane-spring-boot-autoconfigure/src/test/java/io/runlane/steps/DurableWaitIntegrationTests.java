@@ -16,7 +16,7 @@ import io.runlane.Task;
 import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -154,7 +154,7 @@ class DurableWaitIntegrationTests {
                         .withRecoveryInterval(Duration.ofMillis(200))
                         .withConcurrencyLimits(Map.of("solo", 1))
                         .withQueues(Set.of("solo", "default")),
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new Sleeper(),
                 new Quick(),
                 new Child(),

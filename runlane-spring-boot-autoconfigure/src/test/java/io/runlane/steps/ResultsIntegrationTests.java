@@ -15,7 +15,7 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskFunction;
 import io.runlane.TriggerResult;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
@@ -84,7 +84,7 @@ class ResultsIntegrationTests {
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1)),
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new ComputeQuote());
     }
 

@@ -14,9 +14,9 @@ import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.KeyRules;
 import io.runlane.internal.step.AttemptFencedOut;
 import io.runlane.internal.step.AttemptSteps;
 import io.runlane.internal.step.StepIds;
@@ -184,7 +184,7 @@ class StepsIntegrationTests {
                         .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
                         .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .withRecoveryInterval(Duration.ofMillis(200)),
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new Checkout(),
                 new TwoSteps(),
                 new Loop(),

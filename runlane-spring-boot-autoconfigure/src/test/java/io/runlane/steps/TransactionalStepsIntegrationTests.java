@@ -14,8 +14,8 @@ import io.runlane.RunStep;
 import io.runlane.StepContext;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.step.AttemptFencedOut;
 import io.runlane.internal.step.AttemptSteps;
 import io.runlane.testsupport.TestDatabase;
@@ -256,7 +256,7 @@ class TransactionalStepsIntegrationTests {
                 TestDatabase.freshSchema(dataSource, "txsteps"),
                 UnaryOperator.identity(),
                 EXECUTION,
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new Order(),
                 new Joined(),
                 new Crashable(),
@@ -466,7 +466,7 @@ class TransactionalStepsIntegrationTests {
                 schema,
                 UnaryOperator.identity(),
                 EXECUTION.withShutdownTimeout(Duration.ofSeconds(1)),
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new Crashable());
         others.add(doomed);
         List<UUID> runIds = new ArrayList<>();

@@ -9,7 +9,7 @@ import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
-import io.runlane.internal.ExecutionSettings;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -54,7 +54,7 @@ class WakeUpIntegrationTests {
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
                         .withConcurrencyLimits(Map.of("solo", 1)),
-                io.runlane.internal.EngineListener.NONE,
+                io.runlane.internal.kernel.EngineListener.NONE,
                 new Quick());
     }
 
@@ -74,7 +74,7 @@ class WakeUpIntegrationTests {
         UUID runId = runlane.template()
                 .trigger("wakeups.quick", new Quick.Payload("c"))
                 .runId();
-        io.runlane.internal.jdbc.ClaimedRun claimed = runlane.engine()
+        io.runlane.internal.kernel.ClaimedRun claimed = runlane.engine()
                 .claims()
                 .claimDue(
                         "test-worker",
@@ -110,7 +110,7 @@ class WakeUpIntegrationTests {
         UUID parent = runlane.template()
                 .trigger("wakeups.quick", new Quick.Payload("parent"))
                 .runId();
-        java.util.List<io.runlane.internal.jdbc.ClaimedRun> claimed = runlane.engine()
+        java.util.List<io.runlane.internal.kernel.ClaimedRun> claimed = runlane.engine()
                 .claims()
                 .claimDue(
                         "test-worker",
@@ -118,11 +118,11 @@ class WakeUpIntegrationTests {
                         java.util.List.of("wakeups.quick"),
                         2,
                         Duration.ofMinutes(1));
-        io.runlane.internal.jdbc.ClaimedRun childClaim = claimed.stream()
+        io.runlane.internal.kernel.ClaimedRun childClaim = claimed.stream()
                 .filter(run -> run.run().id().equals(child))
                 .findFirst()
                 .orElseThrow();
-        io.runlane.internal.jdbc.ClaimedRun parentClaim = claimed.stream()
+        io.runlane.internal.kernel.ClaimedRun parentClaim = claimed.stream()
                 .filter(run -> run.run().id().equals(parent))
                 .findFirst()
                 .orElseThrow();
@@ -153,7 +153,7 @@ class WakeUpIntegrationTests {
         Thread complete = new Thread(() -> runlane.engine()
                 .completions()
                 .complete(
-                        java.util.List.of(new io.runlane.internal.jdbc.BatchCompletions.HeldAttempt(
+                        java.util.List.of(new io.runlane.internal.worker.BatchCompletions.HeldAttempt(
                                 child, childClaim.fencingToken())),
                         "test-worker"));
         complete.start();

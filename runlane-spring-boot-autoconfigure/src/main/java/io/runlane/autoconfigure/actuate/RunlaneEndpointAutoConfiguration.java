@@ -1,8 +1,8 @@
 package io.runlane.autoconfigure.actuate;
 
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.worker.RunWorker;

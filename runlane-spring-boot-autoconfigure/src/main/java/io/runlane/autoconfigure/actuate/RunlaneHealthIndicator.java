@@ -1,9 +1,9 @@
 package io.runlane.autoconfigure.actuate;
 
-import io.runlane.internal.jdbc.RunStatistics;
-import io.runlane.internal.jdbc.RunStatistics.QueueStatistics;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.query.RunStatistics;
+import io.runlane.internal.query.RunStatistics.QueueStatistics;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
 import java.time.Instant;

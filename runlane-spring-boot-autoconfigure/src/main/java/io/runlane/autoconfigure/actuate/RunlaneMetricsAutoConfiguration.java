@@ -2,8 +2,8 @@ package io.runlane.autoconfigure.actuate;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.RunlaneSettings;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.RunlaneSettings;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;

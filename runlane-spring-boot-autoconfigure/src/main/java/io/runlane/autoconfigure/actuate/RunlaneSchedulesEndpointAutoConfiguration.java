@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure.actuate;
 
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;

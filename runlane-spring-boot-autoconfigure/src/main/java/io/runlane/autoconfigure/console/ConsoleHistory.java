@@ -7,7 +7,7 @@ import io.runlane.RunEventType;
 import io.runlane.RunSignal;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.kernel.SqlTemplate;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,7 +51,7 @@ final class ConsoleHistory {
 
     /**
      * The types that open, undo or end an attempt: {@code CLAIMED}, {@code HANDED_BACK} and {@link
-     * io.runlane.internal.trigger.DefaultRunOperations#ATTEMPT_ENDINGS}, written as the predicate of {@code
+     * io.runlane.internal.operations.DefaultRunOperations#ATTEMPT_ENDINGS}, written as the predicate of {@code
      * run_events_attempts_idx}, which therefore skips the steps and signal consumptions an attempt records in between.
      */
     static final String ATTEMPT_EVENT_TYPES =

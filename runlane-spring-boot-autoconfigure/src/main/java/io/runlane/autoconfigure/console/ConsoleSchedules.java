@@ -5,7 +5,7 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleInfo;
 import io.runlane.ScheduleNotFoundException;
 import io.runlane.ScheduleOperations;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;

@@ -1,10 +1,10 @@
 package io.runlane.autoconfigure.console;
 
 import io.runlane.autoconfigure.RunlaneProperties;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneEngine;
-import io.runlane.internal.jdbc.RunActivity;
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.query.RunActivity;
 import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure.diagnostics;
 
 import io.runlane.ConfigurationInvalidException;
-import io.runlane.internal.Guarantees;
+import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.registry.PayloadTypeException;
 import io.runlane.internal.registry.TaskDeclarationException;
 import org.jspecify.annotations.Nullable;

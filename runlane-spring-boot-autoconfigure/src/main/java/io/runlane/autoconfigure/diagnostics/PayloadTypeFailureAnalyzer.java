@@ -1,6 +1,6 @@
 package io.runlane.autoconfigure.diagnostics;
 
-import io.runlane.internal.Guarantees;
+import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.registry.PayloadTypeException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure.diagnostics;
 
 import io.runlane.ScheduleDeclaredException;
-import io.runlane.internal.Guarantees;
+import io.runlane.internal.kernel.Guarantees;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

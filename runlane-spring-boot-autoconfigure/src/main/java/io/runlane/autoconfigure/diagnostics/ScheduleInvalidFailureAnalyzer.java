@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure.diagnostics;
 
 import io.runlane.ScheduleInvalidException;
-import io.runlane.internal.Guarantees;
+import io.runlane.internal.kernel.Guarantees;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;

@@ -3,7 +3,7 @@ package io.runlane.autoconfigure.observation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.runlane.Run;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.worker.HandlerInvocation;
 
 /**

@@ -2,7 +2,7 @@ package io.runlane.autoconfigure.observation;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
-import io.runlane.internal.TraceContextCapture;
+import io.runlane.internal.kernel.TraceContextCapture;
 import java.util.Map;
 
 /**

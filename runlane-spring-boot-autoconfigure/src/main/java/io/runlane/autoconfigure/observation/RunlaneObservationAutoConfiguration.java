@@ -3,7 +3,7 @@ package io.runlane.autoconfigure.observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.runlane.RunlaneTemplate;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.worker.RunWorker;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;

@@ -1,7 +1,7 @@
 package io.runlane.autoconfigure.web;
 
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

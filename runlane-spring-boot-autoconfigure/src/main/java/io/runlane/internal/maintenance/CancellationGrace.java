@@ -1,10 +1,9 @@
 package io.runlane.internal.maintenance;
 
 import io.runlane.Run;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.AttemptOutcomes;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.ExpiredLeases;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.worker.AttemptOutcomes;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.commons.logging.Log;

@@ -1,13 +1,12 @@
 package io.runlane.internal.maintenance;
 
 import io.runlane.RunFailure;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.FailedRuns;
-import io.runlane.internal.jdbc.AttemptOutcomes;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.ExpiredLeases;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.FailedRuns;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
+import io.runlane.internal.worker.AttemptOutcomes;
 import io.runlane.internal.worker.RetryPolicy;
 import java.time.Duration;
 import org.apache.commons.logging.Log;

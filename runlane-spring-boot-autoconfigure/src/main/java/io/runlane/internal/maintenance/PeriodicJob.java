@@ -1,6 +1,6 @@
 package io.runlane.internal.maintenance;
 
-import io.runlane.internal.DatabaseOutage;
+import io.runlane.internal.kernel.DatabaseOutage;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,7 +1,6 @@
 package io.runlane.internal.maintenance;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.jdbc.RunPruner;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.function.IntFunction;

@@ -1,8 +1,7 @@
 package io.runlane.internal.maintenance;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.RunPruner;
+import io.runlane.internal.kernel.EngineListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

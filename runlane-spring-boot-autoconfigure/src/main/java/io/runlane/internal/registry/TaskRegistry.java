@@ -1,7 +1,7 @@
 package io.runlane.internal.registry;
 
 import io.runlane.TaskNotFoundException;
-import io.runlane.internal.Guarantees;
+import io.runlane.internal.kernel.Guarantees;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,12 +1,12 @@
 package io.runlane.internal.result;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.QuietConnectionCheck;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.SqlTemplate;
-import io.runlane.internal.jdbc.TransitionSql;
-import io.runlane.internal.worker.DueRunNotifier;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.QuietConnectionCheck;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.TransitionSql;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -5,7 +5,7 @@ import io.runlane.Run;
 import io.runlane.RunAwaitTimeoutException;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStatus;
-import io.runlane.internal.jdbc.RunReads;
+import io.runlane.internal.query.RunReads;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

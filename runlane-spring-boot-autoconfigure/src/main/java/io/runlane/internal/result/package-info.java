@@ -1,4 +1,6 @@
-/** Runlane's engine, task results and awaiting them (S-RS). Not API: may change in any release. */
+/**
+ * Runlane's engine: Task results and awaiting them (S-RS). Not API: may change in any release.
+ */
 @NullMarked
 package io.runlane.internal.result;
 

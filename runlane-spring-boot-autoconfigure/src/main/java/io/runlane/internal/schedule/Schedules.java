@@ -2,12 +2,12 @@ package io.runlane.internal.schedule;
 
 import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleOperations;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ScheduleSettings;
-import io.runlane.internal.jdbc.RunTransitions;
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ScheduleSettings;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.RunTransitions;
+import io.runlane.internal.registry.PayloadCodec;
 import io.runlane.internal.registry.TaskRegistry;
-import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

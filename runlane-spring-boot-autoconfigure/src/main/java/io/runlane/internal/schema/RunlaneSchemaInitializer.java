@@ -1,6 +1,6 @@
 package io.runlane.internal.schema;
 
-import io.runlane.internal.SchemaName;
+import io.runlane.internal.kernel.SchemaName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

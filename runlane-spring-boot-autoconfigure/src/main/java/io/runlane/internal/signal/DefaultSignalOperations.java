@@ -3,7 +3,7 @@ package io.runlane.internal.signal;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
 import io.runlane.SignalOperations;
-import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.kernel.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import java.util.Objects;
 import java.util.UUID;

@@ -1,6 +1,6 @@
 package io.runlane.internal.signal;
 
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.kernel.SqlTemplate;
 import java.sql.Types;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;

@@ -2,10 +2,11 @@ package io.runlane.internal.signal;
 
 import io.runlane.RunSignal;
 import io.runlane.RunStatus;
-import io.runlane.internal.jdbc.KeyOwnership;
-import io.runlane.internal.jdbc.SqlTemplate;
-import io.runlane.internal.trigger.RunIds;
-import io.runlane.internal.worker.DueRunNotifier;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.RunIds;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.KeyOwnership;
+import io.runlane.internal.wait.SignalWakeUps;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.List;

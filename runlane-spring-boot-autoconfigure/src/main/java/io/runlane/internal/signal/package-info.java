@@ -1,4 +1,6 @@
-/** Runlane's engine, signals: a mailbox per run and name, sending, waking and consuming (S-SG). Not API: may change in any release. */
+/**
+ * Runlane's engine: Signals: a mailbox per run and name, sending and consuming (S-SG). Not API: may change in any release.
+ */
 @NullMarked
 package io.runlane.internal.signal;
 

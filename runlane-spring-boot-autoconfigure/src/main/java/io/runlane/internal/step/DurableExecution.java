@@ -1,7 +1,7 @@
 package io.runlane.internal.step;
 
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.RunReads;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.query.RunReads;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.signal.SignalInbox;
 import io.runlane.internal.wait.RunParking;

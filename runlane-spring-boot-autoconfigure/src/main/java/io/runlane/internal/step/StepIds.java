@@ -1,6 +1,6 @@
 package io.runlane.internal.step;
 
-import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.kernel.KeyRules;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

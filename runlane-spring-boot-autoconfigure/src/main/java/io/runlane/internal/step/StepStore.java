@@ -1,7 +1,7 @@
 package io.runlane.internal.step;
 
 import io.runlane.RunStep;
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.kernel.SqlTemplate;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -10,8 +10,7 @@ import io.runlane.TaskKeys;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
-import io.runlane.internal.jdbc.NewRun;
-import io.runlane.internal.registry.KeyRules;
+import io.runlane.internal.kernel.KeyRules;
 import io.runlane.internal.registry.TaskRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +36,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
 
     private final SignalOperations signals;
 
-    DefaultRunlaneTemplate(
+    public DefaultRunlaneTemplate(
             TaskRegistry tasks,
             TriggerPlanner planner,
             RunAdmitter admitter,
@@ -101,7 +100,7 @@ public final class DefaultRunlaneTemplate implements RunlaneTemplate {
         return signals;
     }
 
-    static TriggerOptions orNone(TriggerOptions options) {
+    public static TriggerOptions orNone(TriggerOptions options) {
         return options == null ? TriggerOptions.none() : options;
     }
 }

@@ -5,12 +5,9 @@ import io.runlane.RunStatus;
 import io.runlane.SingletonConflictException;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
-import io.runlane.internal.AfterCommit;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.Admission;
-import io.runlane.internal.jdbc.NewRun;
-import io.runlane.internal.jdbc.RunAdmissions;
-import io.runlane.internal.worker.DueRunNotifier;
+import io.runlane.internal.kernel.AfterCommit;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.EngineListener;
 import java.util.List;
 
 /**
@@ -18,7 +15,7 @@ import java.util.List;
  * becomes {@link SingletonConflictException}, a created due run wakes workers, every answer is reported to the
  * listener. Shared by triggers and by operator reruns and retries.
  */
-final class RunAdmitter {
+public final class RunAdmitter {
 
     private final RunAdmissions admissions;
 
@@ -26,13 +23,13 @@ final class RunAdmitter {
 
     private final EngineListener listener;
 
-    RunAdmitter(RunAdmissions admissions, DueRunNotifier notifier, EngineListener listener) {
+    public RunAdmitter(RunAdmissions admissions, DueRunNotifier notifier, EngineListener listener) {
         this.admissions = admissions;
         this.notifier = notifier;
         this.listener = listener;
     }
 
-    TriggerResult admit(NewRun run) {
+    public TriggerResult admit(NewRun run) {
         Admission answer = admissions.admit(run);
         if (answer instanceof Admission.SingletonHeld held) {
             throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
@@ -46,7 +43,7 @@ final class RunAdmitter {
         return result;
     }
 
-    List<TriggerResult> admitAll(List<NewRun> runs) {
+    public List<TriggerResult> admitAll(List<NewRun> runs) {
         List<Admission> answers = admissions.admitAll(runs);
         answers.forEach(this::reportSuperseded);
         List<TriggerResult> results = answers.stream().map(RunAdmitter::result).toList();

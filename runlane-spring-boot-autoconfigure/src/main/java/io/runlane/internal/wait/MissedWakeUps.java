@@ -1,8 +1,8 @@
 package io.runlane.internal.wait;
 
-import io.runlane.internal.jdbc.SqlTemplate;
-import io.runlane.internal.jdbc.TransitionSql;
-import io.runlane.internal.worker.DueRunNotifier;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.TransitionSql;
 import java.sql.Types;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -2,12 +2,11 @@ package io.runlane.internal.wait;
 
 import io.runlane.Run;
 import io.runlane.RunStatus;
-import io.runlane.internal.jdbc.AttemptOutcomes;
-import io.runlane.internal.jdbc.RunRowMapper;
-import io.runlane.internal.jdbc.SqlTemplate;
-import io.runlane.internal.jdbc.TextParameters;
-import io.runlane.internal.signal.SignalWakeUps;
-import io.runlane.internal.worker.DueRunNotifier;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.TextParameters;
+import io.runlane.internal.lifecycle.RunRowMapper;
+import io.runlane.internal.lifecycle.TransitionSql;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -24,7 +23,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <li>the run leaves {@code RUNNING} for {@code WAITING}: the lease is cleared (so it holds no slot and no queue
  *       capacity, which count only running runs, S-QC-2) while its keys stay, since {@code WAITING} is active;
  *   <li>{@code run_at} is the wake-up time, and the release count grows so that waiting spends no retry budget
- *       (the accounting of a release, {@link AttemptOutcomes#parking});
+ *       (the accounting of a release, {@link TransitionSql#parking});
  *   <li>when waiting for another run, the statement reads that run's row {@code FOR SHARE}: if it already ended
  *       (or its ending statement is committing, which the lock waits for), {@code run_at} is now and the run is due
  *       at once. This closes the gap between the handler's read and the park that the ending statement's own
@@ -37,7 +36,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public final class RunParking {
 
-    private static final String PARK = AttemptOutcomes.parking("'WAITING'", """
+    private static final String PARK = TransitionSql.parking("'WAITING'", """
             CASE WHEN coalesce((SELECT a.finished_at IS NOT NULL FROM {schema}.runs a
                                 WHERE a.id = cast(:awaitingRunId AS uuid) FOR SHARE), false)
                    OR EXISTS (SELECT FROM {schema}.run_signals s

@@ -2,10 +2,9 @@ package io.runlane.internal.worker;
 
 import io.runlane.Run;
 import io.runlane.RunFailure;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.FailedRuns;
-import io.runlane.internal.jdbc.AttemptOutcomes;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.FailedRuns;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import java.time.Duration;

@@ -1,8 +1,7 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.BatchCompletions;
+import io.runlane.internal.kernel.EngineListener;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

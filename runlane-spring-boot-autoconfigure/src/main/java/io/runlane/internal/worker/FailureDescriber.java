@@ -2,7 +2,7 @@ package io.runlane.internal.worker;
 
 import io.runlane.RunFailure;
 import io.runlane.RunlaneException;
-import io.runlane.internal.jdbc.TextSanitizer;
+import io.runlane.internal.kernel.TextSanitizer;
 
 /**
  * Describes a failure for storage (S-EX-5): the exception's class and its message, truncated, with any U+0000

@@ -1,6 +1,6 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 
 /**
  * Wraps each call of a handler on its own thread, for instrumentation (a Micrometer observation around the attempt,

@@ -1,9 +1,8 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
-import io.runlane.internal.DatabaseOutage;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.kernel.DatabaseOutage;
+import io.runlane.internal.kernel.EngineListener;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 

@@ -1,8 +1,7 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,5 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.jdbc.RunClaims;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

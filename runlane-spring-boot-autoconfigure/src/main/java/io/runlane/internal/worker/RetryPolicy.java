@@ -1,8 +1,8 @@
 package io.runlane.internal.worker;
 
 import io.runlane.NonRetryableException;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.registry.TaskDefinition;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;

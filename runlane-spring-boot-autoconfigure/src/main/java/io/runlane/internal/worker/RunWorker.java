@@ -1,18 +1,16 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunlaneTemplate;
-import io.runlane.internal.DatabaseOutage;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.ExecutionSettings;
-import io.runlane.internal.RunlaneSettings;
-import io.runlane.internal.jdbc.AttemptOutcomes;
-import io.runlane.internal.jdbc.BatchCompletions;
-import io.runlane.internal.jdbc.ClaimedRun;
-import io.runlane.internal.jdbc.RunClaims;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.DatabaseOutage;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.RunlaneSettings;
+import io.runlane.internal.registry.PayloadCodec;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.step.DurableExecution;
-import io.runlane.internal.trigger.PayloadCodec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;

@@ -1,6 +1,7 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.QuietConnectionCheck;
+import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.internal.kernel.QuietConnectionCheck;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,6 +1,6 @@
 package io.runlane.internal.worker;
 
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

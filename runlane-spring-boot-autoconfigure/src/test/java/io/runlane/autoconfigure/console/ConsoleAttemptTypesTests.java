@@ -3,7 +3,7 @@ package io.runlane.autoconfigure.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.runlane.RunEventType;
-import io.runlane.internal.trigger.DefaultRunOperations;
+import io.runlane.internal.operations.DefaultRunOperations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.internal.jdbc.SqlTemplate;
+import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.testsupport.TestDatabase;
 import java.sql.Types;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.autoconfigure.RunlaneProperties;
-import io.runlane.internal.RunlaneEngine;
+import io.runlane.internal.engine.RunlaneEngine;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

@@ -3,8 +3,8 @@ package io.runlane.internal.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.internal.EngineListener;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.EngineListener;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.runlane.Run;
 import io.runlane.RunStatus;
-import io.runlane.internal.jdbc.ClaimedRun;
+import io.runlane.internal.kernel.ClaimedRun;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

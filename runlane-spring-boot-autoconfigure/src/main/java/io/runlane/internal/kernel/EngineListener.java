@@ -1,0 +1,52 @@
+package io.runlane.internal.kernel;
+
+import io.runlane.RunStatus;
+import io.runlane.TriggerOutcome;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * Observes the engine (metrics, tests): triggers, attempts and maintenance. Called on the engine's own threads; an
+ * implementation must be quick and must not throw.
+ */
+public interface EngineListener {
+
+    EngineListener NONE = new EngineListener() {};
+
+    /** A trigger was answered. */
+    default void triggered(String taskId, TriggerOutcome outcome) {}
+
+    /** An attempt was claimed and is about to start. */
+    default void attemptStarted(ClaimedRun claimed) {}
+
+    /**
+     * An attempt ended; {@code result} is the run's status after it in lower case ({@code succeeded}, {@code
+     * retrying}, ...), or {@code lease_lost} when the outcome was refused.
+     */
+    default void attemptEnded(ClaimedRun claimed, String result, Duration duration) {}
+
+    /**
+     * A run became terminal outside an attempt's own outcome (an operator's cancel, a supersede, lease recovery, the
+     * cancellation grace, a schedule's {@code CANCEL_OTHER}), after the change committed. Terminal attempt outcomes
+     * (an attempt timeout included) arrive through {@link #attemptEnded}.
+     */
+    default void runEnded(UUID runId, RunStatus status) {}
+
+    /**
+     * A worker's heartbeat renewed {@code renewed} leases and skipped {@code skipped} whose rows another transaction
+     * held (S-EX-16); those are renewed by a later heartbeat.
+     */
+    default void heartbeatSent(int renewed, int skipped) {}
+
+    /** Maintenance recovered runs whose lease had expired. */
+    default void leasesRecovered(int runs) {}
+
+    /** Runs were pruned, by the automatic job or by an operator. */
+    default void runsPruned(long runs, boolean automatic) {}
+
+    /** A schedule's occurrence created or returned a run, {@code lag} after the occurrence's time (S-SC-2). */
+    default void scheduleFired(String scheduleId, String taskId, Duration lag) {}
+
+    /** A schedule's occurrence was skipped because the schedule's previous run was active (S-SC-3). */
+    default void scheduleSkipped(String scheduleId, String taskId) {}
+}

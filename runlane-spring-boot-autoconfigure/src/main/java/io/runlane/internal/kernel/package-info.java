@@ -1,0 +1,7 @@
+/**
+ * Runlane's engine: The engine's shared kernel: settings, the engine listener, the clock-free helpers every concern uses (SQL template with the schema, READ COMMITTED transactions, auto-commit connections, text parameters), the claimed-run snapshot and the due-run notification channel. It depends on no other engine package. Not API: may change in any release.
+ */
+@NullMarked
+package io.runlane.internal.kernel;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,76 @@
+package io.runlane.internal.lifecycle;
+
+import io.runlane.IdempotencyKeyTtl;
+import io.runlane.Run;
+import io.runlane.RunFailure;
+import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ClaimedRun;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * Maps a row of {@code runs} (selected as {@code r.*} or {@code RETURNING *}) to a {@link Run}.
+ *
+ * <p>{@link Run#spentAttempts()} (S-EX-34) comes from the row's counters: {@code attempts} counts every claim whose
+ * handler started and {@code releases} every attempt that ended by parking the run (a release or a durable wait), as
+ * the retry policy counts them ({@link ClaimedRun#spentAttempts()}). A run parked after it started ({@code RELEASED},
+ * or {@code WAITING} with attempts; a run waiting for a predecessor never started) counts the attempt it will
+ * resume: its next claim continues it, and charges it to the budget then.
+ */
+public final class RunRowMapper implements RowMapper<Run> {
+
+    public static final RunRowMapper INSTANCE = new RunRowMapper();
+
+    private RunRowMapper() {}
+
+    @Override
+    public Run mapRow(ResultSet rs, int rowNum) throws SQLException {
+        String failureCode = rs.getString("failure_code");
+        RunFailure failure = failureCode == null
+                ? null
+                : new RunFailure(failureCode, rs.getString("failure_class"), rs.getString("failure_message"));
+        long ttlMillis = rs.getLong("idempotency_key_ttl_ms");
+        IdempotencyKeyTtl ttl = rs.wasNull()
+                ? null
+                : ttlMillis == 0 ? IdempotencyKeyTtl.active() : IdempotencyKeyTtl.of(Duration.ofMillis(ttlMillis));
+        return new Run(
+                rs.getObject("id", UUID.class),
+                rs.getString("task_id"),
+                rs.getString("queue"),
+                RunStatus.valueOf(rs.getString("status")),
+                rs.getString("idempotency_key"),
+                rs.getString("singleton_key"),
+                rs.getInt("attempts"),
+                rs.getInt("max_attempts"),
+                instant(rs, "created_at"),
+                instant(rs, "updated_at"),
+                instant(rs, "run_at"),
+                instant(rs, "finished_at"),
+                failure,
+                rs.getString("payload"),
+                rs.getObject("source_run_id", UUID.class),
+                rs.getString("concurrency_key"),
+                ttl,
+                rs.getString("source_type"),
+                rs.getString("result"),
+                spentAttempts(rs));
+    }
+
+    private static int spentAttempts(ResultSet rs) throws SQLException {
+        int attempts = rs.getInt("attempts");
+        String status = rs.getString("status");
+        boolean parked = attempts > 0 && ("WAITING".equals(status) || "RELEASED".equals(status));
+        return attempts - rs.getInt("releases") + (parked ? 1 : 0);
+    }
+
+    public static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

@@ -1,0 +1,353 @@
+package io.runlane.internal.worker;
+
+import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.ReadCommittedTransactions;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.RunRowMapper;
+import io.runlane.internal.lifecycle.TraceContextColumn;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Claims due runs for a worker and keeps their leases alive.
+ *
+ * <p>Claiming (S-EX-1): one statement selects due waiting runs of the worker's queues and known tasks, oldest first,
+ * {@code FOR UPDATE SKIP LOCKED} so that concurrent workers never wait for or take the same row, and at most as many
+ * as the worker has free slots. The same statement moves them to {@code RUNNING}, bumps the attempt count and the
+ * fencing token, sets the lease from the database clock, and appends the {@code CLAIMED} events. Runs of tasks this
+ * instance does not know stay untouched for instances that do (rolling deploys).
+ *
+ * <p>Queues with a concurrency limit (S-QC-2, S-QC-3) are claimed one queue at a time inside a transaction that
+ * first takes a transaction-scoped advisory lock on the queue. Under that lock the count of running runs per
+ * concurrency key is exact, so the statement claims only into free capacity; runs beyond it stay {@code QUEUED}
+ * (S-QC-4). Keys already at their limit are left out before the oldest waiting runs are scanned, so a backlog of
+ * one key never hides the runs of another. The lock is held only for the claim statement, never while handlers
+ * run.
+ *
+ * <p>Heartbeats (S-EX-2) extend, in one statement, the leases of every run this worker holds whose row another
+ * transaction has not locked against the update (S-EX-16), and report each run's fencing token and status so that the worker can tell
+ * attempts about cancellation and lost leases. A claimed run whose handler never started is handed back (S-EX-17).
+ *
+ * <p>Each claimed run carries when its statement was sent ({@link ClaimedRun#claimSentNanos}): the database starts
+ * the lease no earlier, so the worker can tell from its own monotonic clock whether an answer that came late left
+ * enough of the lease to start the handler (S-EX-30).
+ */
+public final class RunClaims {
+
+    /** Claimable when due; a {@code WAITING} run's {@code run_at} is its wake-up time (S-ST-7, S-RS-4). */
+    private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')";
+
+    /**
+     * The CTEs that claim the rows of a preceding CTE {@code candidates} (selected {@code FOR UPDATE SKIP LOCKED}):
+     * the claimed runs are in the CTE {@code claimed}, their {@code CLAIMED} events are appended.
+     */
+    private static final String CLAIMED_CTES = """
+            , claimed AS (
+                UPDATE {schema}.runs r
+                SET status = 'RUNNING', attempts = r.attempts + 1, fencing_token = r.fencing_token + 1,
+                    lease_owner = :worker, lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond',
+                    updated_at = statement_timestamp(), last_event_seq = r.last_event_seq + 1
+                FROM candidates c WHERE r.id = c.id
+                RETURNING r.*
+            ), claimed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'CLAIMED', status, updated_at, :worker, 'attempt ' || attempts FROM claimed
+            )
+            """;
+
+    /**
+     * Due waiting runs of queues without a concurrency limit, oldest first. The limit is written into the text
+     * ({@link #withLimit}) rather than bound: with a bound {@code LIMIT} PostgreSQL keeps planning the statement
+     * afresh on every execution, which cost more than running it.
+     */
+    private static final String CANDIDATES = """
+            candidates AS (
+                SELECT id FROM {schema}.runs
+                WHERE status IN %s AND run_at <= statement_timestamp() AND queue IN (:queues)
+                  AND environment = :environment AND task_id IN (:taskIds)
+                ORDER BY run_at
+                LIMIT {limit}
+                FOR UPDATE SKIP LOCKED
+            )""".formatted(WAITING);
+
+    private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + "SELECT * FROM claimed";
+
+    private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
+
+    private static final String CLAIM_WITHIN_LIMIT = """
+            WITH running AS (
+                SELECT concurrency_key, count(*) AS n FROM {schema}.runs
+                WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
+                  AND queue = :queue AND environment = :environment
+                GROUP BY concurrency_key
+            ), waiting AS (
+                SELECT id, concurrency_key, run_at FROM {schema}.runs w
+                WHERE status IN %s AND run_at <= statement_timestamp() AND queue = :queue
+                  AND environment = :environment AND task_id IN (:taskIds)
+                  AND NOT EXISTS (SELECT FROM running r WHERE r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
+                                                          AND r.n >= :concurrencyLimit)
+                ORDER BY run_at
+                LIMIT {scan}
+                FOR UPDATE SKIP LOCKED
+            ), ranked AS (
+                SELECT w.id, w.run_at,
+                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY w.concurrency_key ORDER BY w.run_at, w.id) AS slot
+                FROM waiting w LEFT JOIN running r ON r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
+            ), candidates AS (
+                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT {limit}
+            )""".formatted(WAITING) + CLAIMED_CTES + "SELECT * FROM claimed";
+
+    /**
+     * S-EX-2, S-EX-16: extends the leases of the named runs this worker holds without ever waiting for a row lock.
+     * Rows another transaction has locked against the update (a cancellation in a slow caller transaction, a
+     * take-over) are skipped and reported with {@code renewed = false} and their last committed state, so the
+     * worker can still tell a lost lease from a skipped one; the next heartbeat tries them again. The rows are locked
+     * {@code FOR NO KEY UPDATE}, the lock the update takes anyway: a transactional step's key-share lock on its run
+     * (S-ST-15) does not conflict with it, so a step longer than the lease keeps its lease. A run the cancellation
+     * grace made {@code CANCELLED} while its handler still runs keeps the attempt's lease (S-CA-5): it is extended
+     * too, so that a successor waits for that handler (S-CP-3).
+     */
+    private static final String HEARTBEAT = """
+            WITH lockable AS (
+                SELECT id FROM {schema}.runs
+                WHERE id = ANY(:runIds) AND lease_owner = :worker
+                  AND status IN ('RUNNING', 'CANCELLATION_REQUESTED', 'CANCELLED')
+                  AND environment = :environment
+                FOR NO KEY UPDATE SKIP LOCKED
+            ), renewed AS (
+                UPDATE {schema}.runs r
+                SET lease_expires_at = statement_timestamp() + :leaseMs * interval '1 millisecond'
+                FROM lockable l WHERE r.id = l.id
+                RETURNING r.id, r.fencing_token, r.status
+            )
+            SELECT id, fencing_token, status, true AS renewed FROM renewed
+            UNION ALL
+            SELECT id, fencing_token, status, false FROM {schema}.runs
+            WHERE id = ANY(:runIds) AND lease_owner = :worker
+              AND status IN ('RUNNING', 'CANCELLATION_REQUESTED', 'CANCELLED')
+              AND environment = :environment AND id NOT IN (SELECT id FROM lockable)
+            """;
+
+    /**
+     * S-EX-3, S-EX-17: gives a claimed run whose handler never started back to the status it was claimed from,
+     * undoing the claim's attempt so that no retry budget is spent, fenced by the claim's token. The fencing token
+     * stays bumped, so the handed-back claim can never write an outcome. The status to return to is the one the
+     * event before the {@code CLAIMED} event recorded.
+     */
+    private static final String HAND_BACK = """
+            WITH handed AS (
+                UPDATE {schema}.runs r
+                SET status = coalesce((SELECT e.status FROM {schema}.run_events e
+                                       WHERE e.run_id = r.id AND e.seq < r.last_event_seq
+                                         AND e.status IN %s
+                                       ORDER BY e.seq DESC LIMIT 1), 'QUEUED'),
+                    attempts = r.attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                    updated_at = statement_timestamp(), last_event_seq = r.last_event_seq + 1
+                WHERE r.id = :runId AND r.fencing_token = :fencingToken AND r.lease_owner = :worker
+                  AND r.status = 'RUNNING' AND r.environment = :environment
+                RETURNING r.*
+            ), handed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'HANDED_BACK', status, updated_at, :worker,
+                       'attempt ' || (attempts + 1) || ' never started: ' || :reason FROM handed
+            )
+            SELECT count(*) FROM handed
+            """.formatted(WAITING);
+
+    /**
+     * S-EX-32: after an outage, expires at once the leases this worker holds on runs it no longer has in hand (their
+     * outcome was lost with the old primary's unreplicated commits, or their hand-back failed), so that lease
+     * recovery retries them now instead of a lease later. Only runs that no claim can still be about to start: their
+     * last change is older than the longest a claim may wait before its handler starts (S-EX-30), by the database
+     * clock, and a heartbeat never moves {@code updated_at}. The partial index over leased runs bounds the scan.
+     */
+    private static final String EXPIRE_ORPHANED_LEASES = """
+            UPDATE {schema}.runs
+            SET lease_expires_at = statement_timestamp()
+            WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
+              AND lease_expires_at > statement_timestamp()
+              AND lease_owner = :worker AND environment = :environment
+              AND NOT (id = ANY(:held))
+              AND updated_at < statement_timestamp() - :startWindowMs * interval '1 millisecond'
+            RETURNING id
+            """;
+
+    private static final String EXISTS = """
+            SELECT EXISTS (SELECT FROM {schema}.runs WHERE id = :runId AND environment = :environment)
+            """;
+
+    /** What a heartbeat learned about one held run. */
+    public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
+
+    /** Maps the claimed rows of a claim statement sent at {@code sentNanos} ({@link ClaimedRun#claimSentNanos}). */
+    private static RowMapper<ClaimedRun> claimedAt(long sentNanos) {
+        return (rs, rowNum) -> new ClaimedRun(
+                RunRowMapper.INSTANCE.mapRow(rs, rowNum),
+                rs.getLong("fencing_token"),
+                rs.getInt("releases"),
+                TraceContextColumn.decode(rs.getString("trace_context")),
+                sentNanos);
+    }
+
+    private final JdbcClient jdbc;
+
+    private final TransactionTemplate transactions;
+
+    private final String environment;
+
+    private final String schema;
+
+    private final String claim;
+
+    private final String claimWithinLimit;
+
+    private final String heartbeat;
+
+    private final String handBack;
+
+    private final String expireOrphanedLeases;
+
+    private final String exists;
+
+    public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
+        this.jdbc = jdbc;
+        this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
+        this.environment = environment;
+        this.schema = sql.schema();
+        this.claim = sql.format(CLAIM);
+        this.claimWithinLimit = sql.format(CLAIM_WITHIN_LIMIT);
+        this.heartbeat = sql.format(HEARTBEAT);
+        this.handBack = sql.format(HAND_BACK);
+        this.expireOrphanedLeases = sql.format(EXPIRE_ORPHANED_LEASES);
+        this.exists = sql.format(EXISTS);
+    }
+
+    /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
+    public List<ClaimedRun> claimDue(
+            String worker, Collection<String> queues, Collection<String> taskIds, int limit, Duration lease) {
+        if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
+            return List.of();
+        }
+        MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
+        long sent = System.nanoTime();
+        return jdbc.sql(withLimit(claim, limit))
+                .paramSource(params)
+                .query(claimedAt(sent))
+                .list();
+    }
+
+    /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
+    public List<ClaimedRun> claimDueWithinLimit(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, int limit, Duration lease) {
+        if (limit < 1 || taskIds.isEmpty()) {
+            return List.of();
+        }
+        MapSqlParameterSource params = common(worker, taskIds, lease)
+                .addValue("queue", queue, Types.VARCHAR)
+                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
+                .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
+        return transactions.execute(status -> {
+            jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
+            String statement = withLimit(claimWithinLimit, limit)
+                    .replace("{scan}", Integer.toString(Math.max(limit, concurrencyLimit) * 10));
+            long sent = System.nanoTime();
+            return jdbc.sql(statement)
+                    .paramSource(params)
+                    .query(claimedAt(sent))
+                    .list();
+        });
+    }
+
+    /**
+     * Extends the leases of the given runs that this worker still holds and reports them (S-EX-2). Only the runs
+     * the worker names: one whose outcome it gave up recording must be left to expire, so that recovery retries it.
+     */
+    public Map<UUID, HeldRun> heartbeat(String worker, Collection<UUID> runIds, Duration lease) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("runIds", new SqlArrayValue("uuid", runIds.toArray()))
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+        return jdbc
+                .sql(heartbeat)
+                .paramSource(params)
+                .query((rs, rowNum) -> new HeldRun(
+                        rs.getObject("id", UUID.class),
+                        rs.getLong("fencing_token"),
+                        RunStatus.valueOf(rs.getString("status")),
+                        rs.getBoolean("renewed")))
+                .list()
+                .stream()
+                .collect(Collectors.toMap(HeldRun::runId, held -> held));
+    }
+
+    /**
+     * Hands a claimed run back without spending retry budget (S-EX-17): its handler never started. Returns whether
+     * the claim still held the run; a run cancelled or taken over meanwhile is left as it is.
+     */
+    public boolean handBack(ClaimedRun claimed, String worker, String reason) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("runId", claimed.run().id())
+                .addValue("fencingToken", claimed.fencingToken(), Types.BIGINT)
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("reason", reason, Types.VARCHAR);
+        Long handed = jdbc.sql(handBack).paramSource(params).query(Long.class).single();
+        return handed != null && handed > 0;
+    }
+
+    /**
+     * Expires the leases {@code worker} holds on runs other than {@code held} whose last change is older than {@code
+     * startWindow} ({@link #EXPIRE_ORPHANED_LEASES}); returns their ids.
+     */
+    public List<UUID> expireOrphanedLeases(String worker, Collection<UUID> held, Duration startWindow) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("held", new SqlArrayValue("uuid", held.toArray()))
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("startWindowMs", startWindow.toMillis(), Types.BIGINT);
+        return jdbc.sql(expireOrphanedLeases)
+                .paramSource(params)
+                .query((rs, rowNum) -> rs.getObject("id", UUID.class))
+                .list();
+    }
+
+    /** Whether the run exists in this environment. */
+    public boolean exists(UUID runId) {
+        return Boolean.TRUE.equals(jdbc.sql(exists)
+                .param("runId", runId)
+                .param("environment", environment)
+                .query(Boolean.class)
+                .single());
+    }
+
+    /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */
+    private static String withLimit(String statement, int limit) {
+        return statement.replace("{limit}", Integer.toString(limit));
+    }
+
+    /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */
+    private MapSqlParameterSource claimParameters(
+            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        return common(worker, taskIds, lease).addValue("queues", queues);
+    }
+
+    private MapSqlParameterSource common(String worker, Collection<String> taskIds, Duration lease) {
+        return new MapSqlParameterSource()
+                .addValue("worker", worker, Types.VARCHAR)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("taskIds", taskIds)
+                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+    }
+}
