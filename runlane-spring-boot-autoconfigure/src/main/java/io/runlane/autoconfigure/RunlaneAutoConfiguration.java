@@ -137,7 +137,7 @@ public final class RunlaneAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     PruningSettings runlanePruningSettings(RunlaneProperties properties) {
-        RunlaneProperties.Pruning pruning = properties.getPruning();
+        PruningProperties pruning = properties.getPruning();
         Map<RunStatus, Duration> retention = new EnumMap<>(RunStatus.class);
         retention.put(RunStatus.SUCCEEDED, pruning.getRetention().getSucceeded());
         retention.put(RunStatus.FAILED, pruning.getRetention().getFailed());

@@ -1,7 +1,12 @@
 package io.runlane.autoconfigure.actuate;
 
-import io.runlane.ConfigurationInvalidException;
-import io.runlane.InvalidKeyException;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.badRequest;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.duration;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.rejectingInvalidInput;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.requireSegment;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.runId;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.statuses;
+
 import io.runlane.Page;
 import io.runlane.PruneRequest;
 import io.runlane.PruneResult;
@@ -14,23 +19,16 @@ import io.runlane.RunSignal;
 import io.runlane.RunStatus;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
-import io.runlane.internal.query.RunStatistics.QueueStatistics;
-import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -40,7 +38,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * The {@code runlane} actuator endpoint (S-MO-1): a summary of this application's tasks, the queues (active runs
@@ -68,18 +65,9 @@ public final class RunlaneEndpoint {
 
     static final int DEFAULT_PRUNE_MAX_RUNS = 100_000;
 
-    private static final List<RunStatus> ACTIVE_STATUSES =
-            Arrays.stream(RunStatus.values()).filter(RunStatus::isActive).toList();
-
     private final RunlaneEngine engine;
 
-    private final @Nullable ExecutionSettings execution;
-
-    private final @Nullable RunWorker worker;
-
-    private final @Nullable MaintenanceService recovery;
-
-    private final @Nullable PruningService pruning;
+    private final RunlaneSummary summary;
 
     private final Show showValues;
 
@@ -107,25 +95,13 @@ public final class RunlaneEndpoint {
             Show showValues) {
         this.showValues = showValues;
         this.engine = engine;
-        this.execution = execution;
-        this.worker = worker;
-        this.recovery = recovery;
-        this.pruning = pruning;
+        this.summary = new RunlaneSummary(engine, execution, worker, recovery, pruning);
     }
 
     /** Tasks, queues, this instance's worker and maintenance jobs. */
     @ReadOperation
     public RunlaneDescriptor summary() {
-        RunlaneSettings settings = engine.settings();
-        List<TaskDescriptor> tasks = engine.tasks().all().stream()
-                .map(task -> TaskDescriptor.of(task, settings))
-                .toList();
-        Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
-        engine.statistics()
-                .byQueue(List.copyOf(settings.queues()))
-                .forEach(
-                        (name, statistics) -> queues.put(name, QueueDescriptor.of(statistics, concurrencyLimit(name))));
-        return new RunlaneDescriptor(settings.environment(), tasks, queues, describeWorker(), describeMaintenance());
+        return summary.describe();
     }
 
     /**
@@ -266,94 +242,6 @@ public final class RunlaneEndpoint {
                         .toList());
     }
 
-    private @Nullable WorkerDescriptor describeWorker() {
-        RunWorker current = worker;
-        if (current == null) {
-            return null;
-        }
-        Throwable failure = current.lastPollFailure();
-        return new WorkerDescriptor(
-                current.workerId(),
-                current.isRunning(),
-                current.inFlight(),
-                (execution != null) ? execution.concurrency() : null,
-                current.lastPoll(),
-                (failure != null) ? String.valueOf(failure.getMessage()) : null);
-    }
-
-    private MaintenanceDescriptor describeMaintenance() {
-        MaintenanceService currentRecovery = recovery;
-        PruningService currentPruning = pruning;
-        return new MaintenanceDescriptor(
-                (currentRecovery != null)
-                        ? new RecoveryDescriptor(currentRecovery.isRunning(), currentRecovery.lastRecovery())
-                        : null,
-                (currentPruning != null)
-                        ? new PruningDescriptor(
-                                currentPruning.isRunning(), currentPruning.lastRun(), currentPruning.lastPruned())
-                        : null);
-    }
-
-    private @Nullable Integer concurrencyLimit(String queue) {
-        return (execution != null) ? execution.concurrencyLimits().get(queue) : null;
-    }
-
-    private static UUID runId(String runId) {
-        try {
-            return UUID.fromString(runId);
-        } catch (IllegalArgumentException ex) {
-            throw badRequest("'" + runId + "' is not a run id", ex);
-        }
-    }
-
-    private static Duration duration(String name, String value) {
-        String trimmed = value.trim();
-        String message = name + " '" + value + "' is not a duration such as 7d, 12h or PT30M";
-        if (trimmed.isEmpty() || !Character.isLetter(trimmed.charAt(trimmed.length() - 1))) {
-            throw badRequest(message, null);
-        }
-        try {
-            return DurationFormatterUtils.detectAndParse(trimmed);
-        } catch (RuntimeException ex) {
-            throw badRequest(message, ex);
-        }
-    }
-
-    private static Set<RunStatus> statuses(String name, String @Nullable [] values, Set<RunStatus> absent) {
-        if (values == null || values.length == 0) {
-            return absent;
-        }
-        Set<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
-        for (String value : values) {
-            try {
-                statuses.add(RunStatus.valueOf(value.trim().toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException ex) {
-                throw badRequest(name + " '" + value + "' is not one of " + Arrays.toString(RunStatus.values()), ex);
-            }
-        }
-        return statuses;
-    }
-
-    private static void requireSegment(String expected, String actual) {
-        if (!expected.equals(actual)) {
-            throw badRequest("Unknown operation '" + actual + "'; expected '" + expected + "'", null);
-        }
-    }
-
-    /** Runs an operation, turning Runlane's rejections of the caller's input into a 400. */
-    private static <T> T rejectingInvalidInput(Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (InvalidKeyException | ConfigurationInvalidException ex) {
-            throw badRequest(ex.getMessage(), ex);
-        }
-    }
-
-    /** A 400 over HTTP; the reason is the message, which Boot puts in the error response. */
-    private static InvalidEndpointRequestException badRequest(String message, @Nullable Throwable cause) {
-        return new InvalidEndpointRequestException(message, message, cause);
-    }
-
     /**
      * The summary.
      *
@@ -379,19 +267,7 @@ public final class RunlaneEndpoint {
      * @param maxAttempts the attempt budget
      * @param idempotencyKeyTtl the retention of a finished owner's key, such as {@code 24h} or {@code active}
      */
-    public record TaskDescriptor(String id, String queue, int maxAttempts, String idempotencyKeyTtl) {
-
-        static TaskDescriptor of(TaskDefinition task, RunlaneSettings settings) {
-            return new TaskDescriptor(
-                    task.id(),
-                    task.queue(),
-                    task.maxAttempts(),
-                    String.valueOf(
-                            (task.idempotencyKeyTtl() != null)
-                                    ? task.idempotencyKeyTtl()
-                                    : settings.defaultIdempotencyKeyTtl()));
-        }
-    }
+    public record TaskDescriptor(String id, String queue, int maxAttempts, String idempotencyKeyTtl) {}
 
     /**
      * A queue's active runs.
@@ -407,21 +283,7 @@ public final class RunlaneEndpoint {
             long waiting,
             long due,
             @Nullable String oldestDueAge,
-            @Nullable Integer concurrencyLimit) {
-
-        static QueueDescriptor of(QueueStatistics statistics, @Nullable Integer concurrencyLimit) {
-            Map<RunStatus, Long> counts = new LinkedHashMap<>();
-            ACTIVE_STATUSES.forEach(
-                    status -> counts.put(status, statistics.activeCounts().getOrDefault(status, 0L)));
-            Duration oldest = statistics.oldestDueAge();
-            return new QueueDescriptor(
-                    counts,
-                    statistics.waiting(),
-                    statistics.due(),
-                    (oldest != null) ? oldest.toString() : null,
-                    concurrencyLimit);
-        }
-    }
+            @Nullable Integer concurrencyLimit) {}
 
     /**
      * This instance's worker.

@@ -8,7 +8,6 @@ import io.runlane.RunSignal;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.internal.kernel.SqlTemplate;
-import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -16,7 +15,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -206,7 +204,7 @@ final class ConsoleHistory {
     Page<RunEvent> events(UUID runId, @Nullable String cursor, int limit) {
         int before = (cursor == null)
                 ? Integer.MAX_VALUE
-                : Cursor.decode(cursor, "e1").intPart(0);
+                : HistoryCursor.decode(cursor, "e1").intPart(0);
         List<RunEvent> page = jdbc.sql(events)
                 .paramSource(
                         run(runId).addValue("before", before, Types.INTEGER).addValue("limit", limit, Types.INTEGER))
@@ -220,12 +218,12 @@ final class ConsoleHistory {
                         rs.getString("detail")))
                 .list();
         int oldest = page.isEmpty() ? 1 : page.get(page.size() - 1).sequence();
-        return new Page<>(page, (page.size() == limit && oldest > 1) ? Cursor.encode("e1", oldest) : null);
+        return new Page<>(page, (page.size() == limit && oldest > 1) ? HistoryCursor.encode("e1", oldest) : null);
     }
 
     /** Attempts newest first, from the cursor on; numbered like the run's attempt count. */
     Page<RunAttempt> attempts(UUID runId, @Nullable String cursor, int limit) {
-        Cursor after = (cursor == null) ? null : Cursor.decode(cursor, "a1");
+        HistoryCursor after = (cursor == null) ? null : HistoryCursor.decode(cursor, "a1");
         List<Claim> claims = jdbc.sql(attempts)
                 .paramSource(run(runId)
                         .addValue("before", (after == null) ? Integer.MAX_VALUE : after.intPart(0), Types.INTEGER)
@@ -242,12 +240,13 @@ final class ConsoleHistory {
             }
         }
         boolean more = claims.size() > limit && number > 0;
-        return new Page<>(page, more ? Cursor.encode("a1", claims.get(limit - 1).seq(), number) : null);
+        return new Page<>(
+                page, more ? HistoryCursor.encode("a1", claims.get(limit - 1).seq(), number) : null);
     }
 
     /** Steps newest first, from the cursor on. */
     Page<RunStep> steps(UUID runId, @Nullable String cursor, int limit) {
-        Cursor after = (cursor == null) ? null : Cursor.decode(cursor, "s1");
+        HistoryCursor after = (cursor == null) ? null : HistoryCursor.decode(cursor, "s1");
         List<RunStep> page = jdbc.sql(steps)
                 .paramSource(run(runId)
                         .addValue("completedAt", (after == null) ? END_OF_TIME : after.instantPart(0), Types.VARCHAR)
@@ -267,12 +266,12 @@ final class ConsoleHistory {
         RunStep last = page.get(limit - 1);
         return new Page<>(
                 page.subList(0, limit),
-                Cursor.encode("s1", micros(last.completedAt()), last.occurrence(), last.name()));
+                HistoryCursor.encode("s1", micros(last.completedAt()), last.occurrence(), last.name()));
     }
 
     /** Signals newest first, from the cursor on. */
     Page<RunSignal> signals(UUID runId, @Nullable String cursor, int limit) {
-        Cursor after = (cursor == null) ? null : Cursor.decode(cursor, "g1");
+        HistoryCursor after = (cursor == null) ? null : HistoryCursor.decode(cursor, "g1");
         List<RunSignal> page = jdbc.sql(signals)
                 .paramSource(run(runId)
                         .addValue("sentAt", (after == null) ? END_OF_TIME : after.instantPart(0), Types.VARCHAR)
@@ -293,7 +292,7 @@ final class ConsoleHistory {
             return new Page<>(page, null);
         }
         RunSignal last = page.get(limit - 1);
-        return new Page<>(page.subList(0, limit), Cursor.encode("g1", micros(last.sentAt()), last.id()));
+        return new Page<>(page.subList(0, limit), HistoryCursor.encode("g1", micros(last.sentAt()), last.id()));
     }
 
     /** A requested page size: {@link #DEFAULT_LIMIT} when none is given, clamped to 1..{@link #MAX_LIMIT}. */
@@ -354,80 +353,6 @@ final class ConsoleHistory {
 
         RunAttempt attempt(UUID runId, int number) {
             return new RunAttempt(runId, number, worker, startedAt, endedAt, outcome, endedBy, detail, resumption);
-        }
-    }
-
-    /** A page's key, {@code version:part:part…}, as an opaque string; the last part may contain colons. */
-    private record Cursor(String[] parts) {
-
-        static String encode(String version, Object... parts) {
-            StringBuilder text = new StringBuilder(version);
-            for (Object part : parts) {
-                text.append(':').append(part);
-            }
-            return Base64.getUrlEncoder()
-                    .withoutPadding()
-                    .encodeToString(text.toString().getBytes(StandardCharsets.UTF_8));
-        }
-
-        static Cursor decode(String cursor, String version) {
-            try {
-                String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-                if (!text.startsWith(version + ":")) {
-                    throw new IllegalArgumentException("another list's cursor");
-                }
-                return new Cursor(text.substring(version.length() + 1).split(":", -1));
-            } catch (IllegalArgumentException ex) {
-                throw invalid();
-            }
-        }
-
-        /** A sequence or attempt number: positive. */
-        int intPart(int index) {
-            try {
-                int value = Integer.parseInt(part(index));
-                if (value < 1) {
-                    throw invalid();
-                }
-                return value;
-            } catch (NumberFormatException ex) {
-                throw invalid();
-            }
-        }
-
-        String instantPart(int index) {
-            try {
-                return Instant.EPOCH
-                        .plus(Long.parseLong(part(index)), ChronoUnit.MICROS)
-                        .toString();
-            } catch (RuntimeException ex) {
-                throw invalid();
-            }
-        }
-
-        UUID uuidPart(int index) {
-            try {
-                return UUID.fromString(part(index));
-            } catch (IllegalArgumentException ex) {
-                throw invalid();
-            }
-        }
-
-        /** The parts from {@code index} on, joined again: a step name may contain colons. */
-        String rest(int index) {
-            part(index);
-            return String.join(":", List.of(parts).subList(index, parts.length));
-        }
-
-        private String part(int index) {
-            if (index >= parts.length) {
-                throw invalid();
-            }
-            return parts[index];
-        }
-
-        private static ConsoleRequestException invalid() {
-            return new ConsoleRequestException("cursor is not one this API returned");
         }
     }
 }
