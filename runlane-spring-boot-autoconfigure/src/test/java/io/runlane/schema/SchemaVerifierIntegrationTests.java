@@ -89,7 +89,7 @@ class SchemaVerifierIntegrationTests {
     }
 
     @Test
-    @DisplayName("Issue 15.3: the README's Flyway copies pass the check, whatever their version numbers")
+    @DisplayName("Issue 15.3: docs/schema.md's Flyway copies pass the check, whatever their version numbers")
     void flywayCopiesPassTheCheck() throws IOException {
         copyForFlyway(file -> "runlane_" + file.stem() + ".sql", List.of());
         migrateWithFlyway();

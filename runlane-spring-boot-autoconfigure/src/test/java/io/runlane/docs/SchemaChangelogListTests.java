@@ -15,11 +15,11 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's list of changelog files for Flyway users is checked against {@code changelog-master.xml}, which is
- * what Liquibase and the start-up check read, so that a release adding a changeset cannot forget to list it (issue
- * 15, item 3: the list once missed {@code 004-implicit-creation-event.sql}).
+ * The list of changelog files for Flyway users in {@code docs/schema.md} is checked against
+ * {@code changelog-master.xml}, which is what Liquibase and the start-up check read, so that a release adding a
+ * changeset cannot forget to list it (issue 15, item 3: the list once missed {@code 004-implicit-creation-event.sql}).
  */
-class ReadmeChangelogListTests {
+class SchemaChangelogListTests {
 
     private static final Pattern LIST =
             Pattern.compile("<!-- runlane-changelog-files -->(.*?)<!-- /runlane-changelog-files -->", Pattern.DOTALL);
@@ -27,11 +27,11 @@ class ReadmeChangelogListTests {
     private static final Pattern FILE = Pattern.compile("`([^`]+\\.sql)`");
 
     @Test
-    @DisplayName("Issue 15.3: the README lists exactly the changelog's files, in order")
-    void readmeListsEveryFileOfTheChangelogInOrder() throws IOException {
-        Matcher list = LIST.matcher(Files.readString(Path.of("..", "README.md")));
+    @DisplayName("Issue 15.3: docs/schema.md lists exactly the changelog's files, in order")
+    void schemaPageListsEveryFileOfTheChangelogInOrder() throws IOException {
+        Matcher list = LIST.matcher(Files.readString(Path.of("..", "docs", "schema.md")));
         assertThat(list.find())
-                .as("the README's marked list of changelog files")
+                .as("the marked list of changelog files in docs/schema.md")
                 .isTrue();
         List<String> listed =
                 FILE.matcher(list.group(1)).results().map(file -> file.group(1)).toList();
