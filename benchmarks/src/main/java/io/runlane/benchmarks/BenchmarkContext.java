@@ -2,7 +2,6 @@ package io.runlane.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.engine.RunlaneEngine;
-import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.registry.BeanValidationPayloadValidator;
@@ -150,14 +149,14 @@ final class BenchmarkContext implements AutoCloseable {
      * pool.
      */
     RunlaneEngine engine(DataSource dataSource, String schema, ExecutionSettings execution) {
-        return new RunlaneEngine(
-                dataSource,
-                new JdbcTransactionManager(dataSource),
-                RunlaneSettings.defaults(schema),
-                execution,
-                tasks,
-                payloads,
-                EngineListener.NONE);
+        return RunlaneEngine.builder(
+                        dataSource,
+                        new JdbcTransactionManager(dataSource),
+                        RunlaneSettings.defaults(schema),
+                        tasks,
+                        payloads)
+                .execution(execution)
+                .build();
     }
 
     void progress(String format, Object... args) {

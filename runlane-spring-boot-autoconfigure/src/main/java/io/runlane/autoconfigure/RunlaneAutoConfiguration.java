@@ -244,17 +244,18 @@ public final class RunlaneAutoConfiguration {
         DataSource dataSource = RunlaneDataSources.select(runlaneDataSource, dataSources, beanFactory);
         schemaVerifier.ifAvailable(RunlaneSchemaVerifier::verify);
         List<EngineListener> all = listeners.orderedStream().toList();
-        return new RunlaneEngine(
-                dataSource,
-                RunlaneTransactionManagerSelector.select(dataSource, transactionManager),
-                settings,
-                execution,
-                pruning,
-                schedules,
-                tasks,
-                payloads,
-                CompositeEngineListener.of(all),
-                properties.getResults().getMaxSize().toBytes());
+        return RunlaneEngine.builder(
+                        dataSource,
+                        RunlaneTransactionManagerSelector.select(dataSource, transactionManager),
+                        settings,
+                        tasks,
+                        payloads)
+                .execution(execution)
+                .pruning(pruning)
+                .schedules(schedules)
+                .listener(CompositeEngineListener.of(all))
+                .maxResultBytes(properties.getResults().getMaxSize().toBytes())
+                .build();
     }
 
     /**

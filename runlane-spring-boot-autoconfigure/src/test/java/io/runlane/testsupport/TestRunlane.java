@@ -5,7 +5,6 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.internal.kernel.PruningSettings;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.registry.BeanValidationPayloadValidator;
@@ -66,16 +65,12 @@ public final class TestRunlane {
         TaskDefinitionReader reader = new TaskDefinitionReader(settings);
         TaskRegistry registry =
                 new TaskRegistry(handlers.stream().map(reader::read).toList());
-        this.engine = new RunlaneEngine(
-                dataSource,
-                new JdbcTransactionManager(dataSource),
-                settings,
-                execution,
-                PruningSettings.defaults(),
-                schedules,
-                registry,
-                PAYLOADS,
-                listener);
+        this.engine = RunlaneEngine.builder(
+                        dataSource, new JdbcTransactionManager(dataSource), settings, registry, PAYLOADS)
+                .execution(execution)
+                .schedules(schedules)
+                .listener(listener)
+                .build();
     }
 
     /**

@@ -99,97 +99,30 @@ public final class RunlaneEngine implements AutoCloseable {
     /** Set by instrumentation before the application triggers; see {@link #setTraceContextCapture}. */
     private volatile TraceContextCapture traceContexts = TraceContextCapture.NONE;
 
-    public RunlaneEngine(
+    /**
+     * A builder for an engine on {@code dataSource}, whose transactions {@code transactionManager} manages, for the
+     * given tasks; every other part has its default until set.
+     */
+    public static Builder builder(
             DataSource dataSource,
             PlatformTransactionManager transactionManager,
             RunlaneSettings settings,
             TaskRegistry tasks,
             PayloadCodec payloads) {
-        this(
-                dataSource,
-                transactionManager,
-                settings,
-                ExecutionSettings.defaults(),
-                tasks,
-                payloads,
-                EngineListener.NONE);
+        return new Builder(dataSource, transactionManager, settings, tasks, payloads);
     }
 
-    public RunlaneEngine(
-            DataSource dataSource,
-            PlatformTransactionManager transactionManager,
-            RunlaneSettings settings,
-            ExecutionSettings execution,
-            TaskRegistry tasks,
-            PayloadCodec payloads,
-            EngineListener listener) {
-        this(
-                dataSource,
-                transactionManager,
-                settings,
-                execution,
-                PruningSettings.defaults(),
-                tasks,
-                payloads,
-                listener);
-    }
-
-    public RunlaneEngine(
-            DataSource dataSource,
-            PlatformTransactionManager transactionManager,
-            RunlaneSettings settings,
-            ExecutionSettings execution,
-            PruningSettings pruningSettings,
-            TaskRegistry tasks,
-            PayloadCodec payloads,
-            EngineListener listener) {
-        this(
-                dataSource,
-                transactionManager,
-                settings,
-                execution,
-                pruningSettings,
-                ScheduleSettings.defaults(),
-                tasks,
-                payloads,
-                listener,
-                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
-    }
-
-    public RunlaneEngine(
-            DataSource dataSource,
-            PlatformTransactionManager transactionManager,
-            RunlaneSettings settings,
-            ExecutionSettings execution,
-            PruningSettings pruningSettings,
-            ScheduleSettings scheduleSettings,
-            TaskRegistry tasks,
-            PayloadCodec payloads,
-            EngineListener listener) {
-        this(
-                dataSource,
-                transactionManager,
-                settings,
-                execution,
-                pruningSettings,
-                scheduleSettings,
-                tasks,
-                payloads,
-                listener,
-                ResultCodec.DEFAULT_MAX_RESULT_BYTES);
-    }
-
-    public RunlaneEngine(
-            DataSource applicationDataSource,
-            PlatformTransactionManager transactionManager,
-            RunlaneSettings settings,
-            ExecutionSettings execution,
-            PruningSettings pruningSettings,
-            ScheduleSettings scheduleSettings,
-            TaskRegistry tasks,
-            PayloadCodec payloads,
-            EngineListener userListener,
-            long maxResultBytes) {
+    private RunlaneEngine(Builder builder) {
+        DataSource applicationDataSource = builder.dataSource;
+        PlatformTransactionManager transactionManager = builder.transactionManager;
+        RunlaneSettings settings = builder.settings;
+        ExecutionSettings execution = builder.execution;
+        PruningSettings pruningSettings = builder.pruning;
+        ScheduleSettings scheduleSettings = builder.schedules;
+        TaskRegistry tasks = builder.tasks;
+        PayloadCodec payloads = builder.payloads;
+        EngineListener userListener = builder.listener;
+        long maxResultBytes = builder.maxResultBytes;
         DataSource dataSource = AutoCommitDataSource.of(applicationDataSource);
         JdbcClient jdbc = JdbcClient.create(dataSource);
         TransactionTemplate transactions = new ReadCommittedTransactions(transactionManager, jdbc);
@@ -404,5 +337,75 @@ public final class RunlaneEngine implements AutoCloseable {
     /** Maintenance's safety net for waits on other runs (S-RS-4). */
     public MissedWakeUps missedWakeUps() {
         return missedWakeUps;
+    }
+
+    /**
+     * Collects an engine's parts; {@link #build()} wires them. Defaults: {@link ExecutionSettings#defaults()},
+     * {@link PruningSettings#defaults()}, {@link ScheduleSettings#defaults()}, no listener, and results up to
+     * {@link ResultCodec#DEFAULT_MAX_RESULT_BYTES}.
+     */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+
+        private final PlatformTransactionManager transactionManager;
+
+        private final RunlaneSettings settings;
+
+        private final TaskRegistry tasks;
+
+        private final PayloadCodec payloads;
+
+        private ExecutionSettings execution = ExecutionSettings.defaults();
+
+        private PruningSettings pruning = PruningSettings.defaults();
+
+        private ScheduleSettings schedules = ScheduleSettings.defaults();
+
+        private EngineListener listener = EngineListener.NONE;
+
+        private long maxResultBytes = ResultCodec.DEFAULT_MAX_RESULT_BYTES;
+
+        private Builder(
+                DataSource dataSource,
+                PlatformTransactionManager transactionManager,
+                RunlaneSettings settings,
+                TaskRegistry tasks,
+                PayloadCodec payloads) {
+            this.dataSource = dataSource;
+            this.transactionManager = transactionManager;
+            this.settings = settings;
+            this.tasks = tasks;
+            this.payloads = payloads;
+        }
+
+        public Builder execution(ExecutionSettings execution) {
+            this.execution = execution;
+            return this;
+        }
+
+        public Builder pruning(PruningSettings pruning) {
+            this.pruning = pruning;
+            return this;
+        }
+
+        public Builder schedules(ScheduleSettings schedules) {
+            this.schedules = schedules;
+            return this;
+        }
+
+        public Builder listener(EngineListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        public Builder maxResultBytes(long maxResultBytes) {
+            this.maxResultBytes = maxResultBytes;
+            return this;
+        }
+
+        public RunlaneEngine build() {
+            return new RunlaneEngine(this);
+        }
     }
 }
