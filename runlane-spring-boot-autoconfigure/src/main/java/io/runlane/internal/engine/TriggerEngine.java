@@ -27,7 +27,7 @@ import io.runlane.internal.trigger.RunAdmitter;
 import io.runlane.internal.trigger.TriggerPlanner;
 
 /** Assembles the template and its operator APIs from the engine's SQL parts. */
-public final class TriggerEngine {
+final class TriggerEngine {
 
     private TriggerEngine() {}
 

@@ -7,7 +7,7 @@ import io.runlane.RunFailure;
 import org.jspecify.annotations.Nullable;
 
 /** Answers a caller waiting for a run that ended (S-RS-2): its result, or the typed exception of its end. */
-public final class RunOutcomes {
+final class RunOutcomes {
 
     private RunOutcomes() {}
 

@@ -10,7 +10,7 @@ import java.util.Locale;
  * {@code LISTEN/NOTIFY}); any other database would fail later with an obscure missing-function error, so start-up
  * checks the product and version first and says so plainly.
  */
-public final class PostgresRequirement {
+final class PostgresRequirement {
 
     /** The oldest PostgreSQL major version Runlane supports. */
     public static final int MINIMUM_MAJOR_VERSION = 13;

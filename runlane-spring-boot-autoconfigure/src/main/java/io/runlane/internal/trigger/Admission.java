@@ -4,7 +4,7 @@ import io.runlane.Run;
 import java.util.UUID;
 
 /** What the database answered to a {@link NewRun}. */
-public sealed interface Admission {
+sealed interface Admission {
 
     /** The run was stored (S-TR-1). */
     record Created(Run run) implements Admission {}

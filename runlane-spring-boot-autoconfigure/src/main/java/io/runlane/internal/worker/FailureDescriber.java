@@ -8,7 +8,7 @@ import io.runlane.internal.kernel.TextSanitizer;
  * Describes a failure for storage (S-EX-5): the exception's class and its message, truncated, with any U+0000
  * replaced so that PostgreSQL can store them (S-EX-25).
  */
-public final class FailureDescriber {
+final class FailureDescriber {
 
     public static final String EXCEPTION = "exception";
 
