@@ -22,5 +22,10 @@ public enum RunEventType {
     /** A durable step recorded its result (S-ST-6); the detail names the step and its occurrence. */
     STEP_COMPLETED,
     /** A handler consumed a signal in {@code awaitSignal} (S-SG-4); the detail names the signal and its id. */
-    SIGNAL_CONSUMED
+    SIGNAL_CONSUMED,
+    /**
+     * An operator put a {@code FAILED} or {@code CANCELLED} run back to {@code QUEUED} in place (S-RV-1); the actor
+     * says who, the detail which status it left.
+     */
+    RESUMED
 }

@@ -59,6 +59,23 @@ public interface RunOperations {
     /** Like {@link #rerun(UUID)}, with the given keys, queue or delay for the new run. */
     Run rerun(UUID runId, TriggerOptions options);
 
+    /**
+     * Puts a {@code FAILED} or {@code CANCELLED} run back to {@code QUEUED} in place (S-RV-1): the same run id, payload
+     * and keys, its recorded steps, which replay, and their step ids, with a fresh attempt budget; it appends a
+     * {@link RunEventType#RESUMED} event. The step that failed runs again with the same step id, so an external API
+     * called with it deduplicates an in-doubt call. Unlike {@link #retry(UUID)} no new run is created. The run re-takes
+     * its keys atomically (S-RV-2); concurrent resumes of one run resume it once, the others fail with {@link
+     * RunStateException}.
+     *
+     * @return the queued run
+     * @throws RunNotFoundException for an unknown run
+     * @throws RunStateException when the run is active or {@code SUCCEEDED}, or its last attempt may still execute
+     * @throws IdempotencyKeyActiveException when another run now owns the run's idempotency key
+     * @throws SingletonConflictException when another active run holds the run's singleton key
+     * @throws TaskNotFoundException when this application no longer has the task
+     */
+    Run resume(UUID runId);
+
     /** Like {@link #rerun(UUID)} for a {@code FAILED} run only (source type {@code RETRY}) (S-OP-2). */
     default Run retry(UUID runId) {
         return retry(runId, TriggerOptions.none());

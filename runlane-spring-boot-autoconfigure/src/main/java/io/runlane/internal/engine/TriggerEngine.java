@@ -52,7 +52,18 @@ final class TriggerEngine {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads, traceContexts);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
         DefaultRunOperations runs = new DefaultRunOperations(
-                reads, listing, transitions, pruner, tasks, planner, admitter, listener, results, steps, signals);
+                reads,
+                listing,
+                transitions,
+                pruner,
+                tasks,
+                planner,
+                admitter,
+                listener,
+                results,
+                steps,
+                signals,
+                notifier);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
         return new DefaultRunlaneTemplate(
                 tasks,

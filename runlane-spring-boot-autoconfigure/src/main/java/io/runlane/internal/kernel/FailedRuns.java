@@ -29,6 +29,6 @@ public final class FailedRuns {
                         ? ""
                         : " with code '" + failure.code() + "'"
                                 + (failure.exceptionClass() == null ? "" : " (" + failure.exceptionClass() + ")"))
-                + "; it runs again only if an operator retries or reruns it");
+                + "; it runs again only if an operator resumes, retries or reruns it");
     }
 }

@@ -13,8 +13,8 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Operator and engine transitions of a run that do not belong to an attempt: finishing an active run, and
- * cancellation. Each is one statement whose ownership rules come from {@link TransitionSql} (S-RL-1, S-RL-2).
+ * Operator and engine transitions of a run that do not belong to an attempt: finishing an active run,
+ * cancellation, and resuming a failed or cancelled run in place. Each is one statement whose ownership rules come from {@link TransitionSql} (S-RL-1, S-RL-2).
  */
 public final class RunTransitions {
 
@@ -84,6 +84,48 @@ public final class RunTransitions {
             TransitionSql.EVENT_BY_STATUS,
             "'waiting for superseded run ' || cast(awaiting_run_id AS text)");
 
+    /**
+     * S-RV-1, S-RV-2: a {@code FAILED} or {@code CANCELLED} run goes back to {@code QUEUED} in place, due now, with
+     * its id, payload, keys and recorded steps. Its attempts so far are forgiven: they count as releases from now on,
+     * so that {@code spentAttempts} starts again at 0 and the run has its whole budget. It re-takes its keys in this
+     * statement: the run re-enters the owners' index of its idempotency key ({@link KeyOwnership}) and the holders'
+     * index of its singleton key, and the statement changes nothing when another run owns the one or holds the other
+     * (the unique indexes arbitrate a trigger that commits meanwhile). A run whose last attempt may still execute (the
+     * cancellation grace ended the run but its lease still runs, S-CA-5) is not resumed either: the two attempts would
+     * overlap.
+     */
+    private static final String RESUME =
+            TransitionSql.transition("""
+            UPDATE {schema}.runs r
+            SET status = 'QUEUED', finished_at = NULL, run_at = statement_timestamp(), updated_at = statement_timestamp(),
+                failure_code = NULL, failure_class = NULL, failure_message = NULL, releases = r.attempts,
+                awaiting_run_id = NULL, idempotency_key_released = false, singleton_released = false,
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
+            WHERE r.id = :id AND r.environment = :environment AND r.status IN ('FAILED', 'CANCELLED')
+              AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= statement_timestamp())
+              AND NOT EXISTS (SELECT FROM {schema}.runs o
+                              WHERE o.environment = r.environment AND o.task_id = r.task_id
+                                AND o.idempotency_key = r.idempotency_key AND o.id <> r.id AND%s)
+              AND NOT EXISTS (SELECT FROM {schema}.runs s
+                              WHERE s.environment = r.environment AND s.task_id = r.task_id
+                                AND s.singleton_key = r.singleton_key AND s.id <> r.id
+                                AND s.finished_at IS NULL AND NOT s.singleton_released)
+            RETURNING r.*""".formatted(KeyOwnership.holds("o")), "'RESUMED'", ":detail");
+
+    /**
+     * S-IK-10: before a resume, a run of the same key whose retention has passed gives the key up, as a trigger of
+     * the key would make it ({@code idempotency_key_released}): it owns nothing, but its entry in the owners' index
+     * would refuse the resumed run.
+     */
+    private static final String RELEASE_EXPIRED_HOLDER = """
+            UPDATE {schema}.runs o SET idempotency_key_released = true
+            FROM {schema}.runs r
+            WHERE r.id = :id AND r.environment = :environment AND r.idempotency_key IS NOT NULL
+              AND o.environment = r.environment AND o.task_id = r.task_id AND o.idempotency_key = r.idempotency_key
+              AND o.id <> r.id AND%s
+            """.formatted(KeyOwnership.holds("o")
+            + "\n  AND o.finished_at IS NOT NULL AND " + KeyOwnership.retainedUntil("o") + " <= statement_timestamp()");
+
     private final JdbcClient jdbc;
 
     private final String awaitPredecessor;
@@ -96,6 +138,10 @@ public final class RunTransitions {
 
     private final String supersede;
 
+    private final String resume;
+
+    private final String releaseExpiredHolder;
+
     public RunTransitions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
@@ -103,11 +149,13 @@ public final class RunTransitions {
         this.cancel = sql.format(CANCEL);
         this.awaitPredecessor = sql.format(AWAIT_PREDECESSOR);
         this.supersede = sql.format(SUPERSEDE);
+        this.resume = sql.format(RESUME);
+        this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
     }
 
     /**
      * Moves an active run to a terminal status and releases or retains its keys. Returns the finished run, or empty
-     * when the run does not exist or is already terminal (a terminal run never changes again).
+     * when the run does not exist or is already terminal (a terminal run changes only by a resume, {@link #resume}).
      */
     public Optional<Run> finish(
             UUID runId, RunStatus status, @Nullable RunFailure failure, String actor, @Nullable String detail) {
@@ -176,5 +224,20 @@ public final class RunTransitions {
                 .paramSource(params)
                 .query(RunRowMapper.INSTANCE)
                 .optional();
+    }
+
+    /**
+     * Resumes a {@code FAILED} or {@code CANCELLED} run in place ({@link #RESUME}): returns the queued run, or empty
+     * when nothing changed because the run does not exist, is not resumable, or another run owns or holds one of its
+     * keys; the caller tells which.
+     */
+    public Optional<Run> resume(UUID runId, String actor, @Nullable String detail) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR)
+                .addValue("actor", TextSanitizer.storable(actor), Types.VARCHAR)
+                .addValue("detail", TextSanitizer.storable(detail), Types.VARCHAR);
+        jdbc.sql(releaseExpiredHolder).paramSource(params).update();
+        return jdbc.sql(resume).paramSource(params).query(RunRowMapper.INSTANCE).optional();
     }
 }

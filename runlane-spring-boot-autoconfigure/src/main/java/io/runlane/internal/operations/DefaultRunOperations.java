@@ -17,6 +17,7 @@ import io.runlane.RunStatus;
 import io.runlane.RunStep;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.kernel.AfterCommit;
+import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.KeyRules;
@@ -93,6 +94,8 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final SignalMailbox signals;
 
+    private final RunResumption resumption;
+
     public DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -104,7 +107,9 @@ public final class DefaultRunOperations implements RunOperations {
             EngineListener listener,
             RunResults results,
             StepStore steps,
-            SignalMailbox signals) {
+            SignalMailbox signals,
+            DueRunNotifier notifier) {
+        this.resumption = new RunResumption(transitions, reads, tasks, notifier);
         this.signals = signals;
         this.results = results;
         this.steps = steps;
@@ -229,6 +234,11 @@ public final class DefaultRunOperations implements RunOperations {
     public List<RunSignal> signals(UUID runId) {
         require(runId);
         return signals.list(runId);
+    }
+
+    @Override
+    public Run resume(UUID runId) {
+        return resumption.resume(runId, OPERATOR);
     }
 
     @Override
