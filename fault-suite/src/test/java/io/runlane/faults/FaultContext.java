@@ -1,5 +1,6 @@
 package io.runlane.faults;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -58,6 +59,11 @@ final class FaultContext {
     /** Whether the load window is still open, so another fault may start. */
     boolean loadRunning() {
         return System.nanoTime() < deadlineNanos;
+    }
+
+    /** How long the load window stays open; zero once it closed. */
+    Duration untilLoadEnds() {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     }
 
     Set<String> killed() {

@@ -80,7 +80,7 @@ record FaultScenario(
                         List.of(Faults.lateClaimAnswers(ANY_NODE)),
                         false,
                         Reexecution.NONE,
-                        Required.NOTHING),
+                        Required.LATE_CLAIM_ANSWER),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
                 new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),

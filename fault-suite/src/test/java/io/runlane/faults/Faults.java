@@ -5,9 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fault classes. Each injector loops while the load window is open, drawing its pauses, targets and durations
@@ -187,41 +190,57 @@ final class Faults {
 
     /**
      * 5b: the answer of a claim reaches its instance late, as when a partition heals after the claim reached the
-     * database (the fault suite's seed 234642 of scenario {@code combined}). The injector arms an instance to hold the
-     * answer of its next claim that claims a long run ({@link LateClaimAnswers}); the claim commits, its leases run
-     * out, another instance recovers the long run and runs its next attempt, and while that attempt runs the held
-     * answer is delivered. The instance must hand the claimed runs back instead of starting their handlers (S-EX-30):
-     * a handler started then would run at the same time as the later attempt.
+     * database (the fault suite's seed 234642 of scenario {@code combined}). The injector arms every target to hold
+     * the answer of its next claim that claims a long run ({@link LateClaimAnswers}), and disarms the others as soon as
+     * one holds one: which instance claims the next long run is up to the race of their polls, so waiting on one fixed
+     * instance could wait out the whole load window (seed 915228). The claim commits, its leases run out, another
+     * instance recovers the long run and runs its next attempt, and while that attempt runs the held answer is
+     * delivered. The instance must hand the claimed runs back instead of starting their handlers (S-EX-30): a handler
+     * started then would run at the same time as the later attempt.
      */
     static Fault lateClaimAnswers(List<Integer> targets) {
         return (context, random) -> {
+            Duration longest = FaultCluster.LEASE.multipliedBy(4);
             while (context.loadRunning()) {
                 FaultContext.pause(random, 500, 1500);
                 if (!context.loadRunning()) {
                     break;
                 }
-                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
-                Duration longest = FaultCluster.LEASE.multipliedBy(4);
-                if (node.call(
-                                "POST",
-                                "/faults/late-claim?longestMillis=" + longest.toMillis() + "&minWorkMillis="
-                                        + LONG_WORK_MILLIS)
-                        == null) {
-                    context.note("could not arm " + node.instance() + " to hold a claim answer");
+                List<FaultNode> armed = new ArrayList<>();
+                for (int target : targets) {
+                    FaultNode node = context.cluster().node(target);
+                    if (node.call(
+                                    "POST",
+                                    "/faults/late-claim?longestMillis=" + longest.toMillis() + "&minWorkMillis="
+                                            + LONG_WORK_MILLIS)
+                            != null) {
+                        armed.add(node);
+                    } else {
+                        context.note("could not arm " + node.instance() + " to hold a claim answer");
+                    }
+                }
+                if (armed.isEmpty()) {
                     continue;
                 }
+                // Long runs are triggered until the load window closes; one triggered last is claimed soon after.
+                Duration wait = context.untilLoadEnds().plus(FaultCluster.LEASE);
                 long start = System.nanoTime();
+                Held held = null;
                 try {
-                    String worker = awaitHeldClaim(node, Duration.ofSeconds(15));
-                    if (worker == null) {
-                        context.note("no claim of " + node.instance() + " claimed a long run within 15 s");
+                    held = awaitHeldClaim(armed, wait);
+                    if (held == null) {
+                        context.note("no claim of " + instances(armed) + " claimed a long run within " + wait.toMillis()
+                                + " ms");
                         continue;
                     }
-                    context.note("holding the answer of a claim of " + node.instance() + " that claimed a long run");
-                    FaultContext.LateClaim late = awaitLaterAttempt(context, node.instance(), worker, longest);
+                    context.note("holding the answer of a claim of "
+                            + held.node().instance() + " that claimed a long run; disarmed the other instances");
+                    FaultContext.LateClaim late =
+                            awaitLaterAttempt(context, held.node().instance(), held.worker(), longest);
                     if (late == null) {
-                        context.note("no run of the held claim of " + node.instance()
-                                + " was recovered and running elsewhere within " + longest.toMillis() + " ms");
+                        context.note(
+                                "no run of the held claim of " + held.node().instance()
+                                        + " was recovered and running elsewhere within " + longest.toMillis() + " ms");
                     } else {
                         context.lateClaims().add(late);
                         context.note("run " + late.runId() + " attempt " + late.attempt() + " claimed by "
@@ -229,25 +248,45 @@ final class Faults {
                                 + late.laterAttempt() + " runs on " + late.laterInstance());
                     }
                 } finally {
-                    node.call("POST", "/faults/late-claim/release");
+                    for (FaultNode node : armed) {
+                        node.call("POST", "/faults/late-claim/release");
+                    }
                 }
-                context.note("delivered the held claim answer to " + node.instance() + " after "
+                context.note("delivered the held claim answer to " + held.node().instance() + " after "
                         + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
             }
         };
     }
 
-    /** The worker id of {@code node} once it holds a claim's answer; {@code null} if none is held within the time. */
-    private static String awaitHeldClaim(FaultNode node, Duration timeout) throws InterruptedException {
+    /** An instance holding a claim's answer, and the worker id whose claim it is. */
+    private record Held(FaultNode node, String worker) {}
+
+    /**
+     * The first of the {@code armed} instances that holds a claim's answer, the others disarmed at once so that only
+     * one claim is held; {@code null} if none holds one within the time. Disarming delivers at once the answer of an
+     * instance that caught a claim meanwhile, held only for one round of asking.
+     */
+    private static @Nullable Held awaitHeldClaim(List<FaultNode> armed, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            String state = node.call("GET", "/faults/late-claim");
-            if (state != null && state.startsWith("holding ")) {
-                return state.substring("holding ".length()).trim();
+            for (FaultNode node : armed) {
+                String state = node.call("GET", "/faults/late-claim");
+                if (state != null && state.startsWith("holding ")) {
+                    for (FaultNode other : armed) {
+                        if (other != node) {
+                            other.call("POST", "/faults/late-claim/release");
+                        }
+                    }
+                    return new Held(node, state.substring("holding ".length()).trim());
+                }
             }
             Thread.sleep(20);
         }
         return null;
+    }
+
+    private static String instances(List<FaultNode> nodes) {
+        return nodes.stream().map(FaultNode::instance).collect(Collectors.joining(", "));
     }
 
     /**
