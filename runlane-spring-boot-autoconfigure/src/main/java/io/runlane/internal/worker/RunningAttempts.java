@@ -107,7 +107,7 @@ final class RunningAttempts {
                 : null;
     }
 
-    /** The slots opened last; the poller claims for them. */
+    /** The slots opened by the last start; the poller claims for them while the worker runs. */
     WorkerSlots slots() {
         return slots;
     }
