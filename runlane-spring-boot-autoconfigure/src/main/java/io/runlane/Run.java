@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  *     by parking the run (a release or a durable wait, which spend no budget, S-EX-6, S-ST-10), and, while the run
  *     waits to resume, the attempt it resumes. What "N of maxAttempts" means: a run that waited for five signals and
  *     succeeded has 6 attempts and 1 spent attempt
+ * @param priority the run's priority, from -100 to 100 (S-PR-1, S-PR-3): among a queue's due runs a higher one is
+ *     claimed first
  */
 public record Run(
         UUID id,
@@ -54,7 +56,54 @@ public record Run(
         @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
         @Nullable String sourceType,
         @JsonRawValue @Nullable String resultJson,
-        int spentAttempts) {
+        int spentAttempts,
+        int priority) {
+
+    /** A run of the default priority 0, as before {@code priority} was recorded. */
+    public Run(
+            UUID id,
+            String taskId,
+            String queue,
+            RunStatus status,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            int attempts,
+            int maxAttempts,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant runAt,
+            @Nullable Instant finishedAt,
+            @Nullable RunFailure failure,
+            String payloadJson,
+            @Nullable UUID sourceRunId,
+            @Nullable String concurrencyKey,
+            @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
+            @Nullable String sourceType,
+            @Nullable String resultJson,
+            int spentAttempts) {
+        this(
+                id,
+                taskId,
+                queue,
+                status,
+                idempotencyKey,
+                singletonKey,
+                attempts,
+                maxAttempts,
+                createdAt,
+                updatedAt,
+                runAt,
+                finishedAt,
+                failure,
+                payloadJson,
+                sourceRunId,
+                concurrencyKey,
+                idempotencyKeyTtl,
+                sourceType,
+                resultJson,
+                spentAttempts,
+                0);
+    }
 
     /** A run whose attempts all count against its budget, as before {@code spentAttempts} was recorded. */
     public Run(

@@ -67,4 +67,12 @@ public @interface Task {
      * attempt_timeout}, retried by the task's retry policy, and its thread is interrupted (S-EX-21).
      */
     String timeout() default "";
+
+    /**
+     * The priority of the task's runs, from -100 to 100 (default 0): among a queue's due runs a higher priority is
+     * claimed first, equal priorities oldest due first (S-PR-1, S-PR-2). A trigger's {@link
+     * TriggerOptions.Builder#priority} overrides it. It orders claims within a queue only: it never overrides a
+     * concurrency limit, a singleton key or the rotation between queues.
+     */
+    int priority() default 0;
 }

@@ -22,6 +22,7 @@ public final class TriggerOptions {
     private final @Nullable Instant runAt;
     private final @Nullable SingletonConflictPolicy onSingletonConflict;
     private final @Nullable String signalName;
+    private final @Nullable Integer priority;
 
     private TriggerOptions(Builder builder) {
         this.idempotencyKey = builder.idempotencyKey;
@@ -33,6 +34,7 @@ public final class TriggerOptions {
         this.runAt = builder.runAt;
         this.onSingletonConflict = builder.onSingletonConflict;
         this.signalName = builder.signalName;
+        this.priority = builder.priority;
     }
 
     /** Options that override nothing. */
@@ -82,6 +84,14 @@ public final class TriggerOptions {
         return signalName;
     }
 
+    /**
+     * The run's priority, from -100 to 100 (S-PR-1): among a queue's due runs a higher one is claimed first; {@code
+     * null} keeps the task's ({@code @Task(priority = ...)}, default 0), or a rerun's, retry's or fork's source's.
+     */
+    public @Nullable Integer priority() {
+        return priority;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof TriggerOptions that
@@ -93,7 +103,8 @@ public final class TriggerOptions {
                 && Objects.equals(delay, that.delay)
                 && Objects.equals(runAt, that.runAt)
                 && onSingletonConflict == that.onSingletonConflict
-                && Objects.equals(signalName, that.signalName);
+                && Objects.equals(signalName, that.signalName)
+                && Objects.equals(priority, that.priority);
     }
 
     @Override
@@ -107,7 +118,8 @@ public final class TriggerOptions {
                 delay,
                 runAt,
                 onSingletonConflict,
-                signalName);
+                signalName,
+                priority);
     }
 
     @Override
@@ -115,7 +127,7 @@ public final class TriggerOptions {
         return "TriggerOptions[idempotencyKey=" + idempotencyKey + ", idempotencyKeyTtl=" + idempotencyKeyTtl
                 + ", singletonKey=" + singletonKey + ", concurrencyKey=" + concurrencyKey + ", queue=" + queue
                 + ", delay=" + delay + ", runAt=" + runAt + ", onSingletonConflict=" + onSingletonConflict
-                + ", signalName=" + signalName + "]";
+                + ", signalName=" + signalName + ", priority=" + priority + "]";
     }
 
     /** Builds {@link TriggerOptions}; a builder is not thread-safe, the options it builds are immutable. */
@@ -130,6 +142,7 @@ public final class TriggerOptions {
         private @Nullable Instant runAt;
         private @Nullable SingletonConflictPolicy onSingletonConflict;
         private @Nullable String signalName;
+        private @Nullable Integer priority;
 
         private Builder() {}
 
@@ -185,6 +198,15 @@ public final class TriggerOptions {
         /** The signal name under which {@link SingletonConflictPolicy#SIGNAL_OWNER} delivers the payload (S-CP-4). */
         public Builder signalName(@Nullable String signalName) {
             this.signalName = signalName;
+            return this;
+        }
+
+        /**
+         * The run's priority, from -100 to 100 (S-PR-1, S-PR-2); a value out of range fails the trigger with {@link
+         * ConfigurationInvalidException}.
+         */
+        public Builder priority(int priority) {
+            this.priority = priority;
             return this;
         }
 

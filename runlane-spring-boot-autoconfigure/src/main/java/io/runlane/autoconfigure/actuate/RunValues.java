@@ -38,7 +38,8 @@ final class RunValues {
                 run.idempotencyKeyTtl(),
                 run.sourceType(),
                 run.resultJson() == null ? null : MASK,
-                run.spentAttempts());
+                run.spentAttempts(),
+                run.priority());
     }
 
     /** A signal's payload is a value too (S-SG-5). */

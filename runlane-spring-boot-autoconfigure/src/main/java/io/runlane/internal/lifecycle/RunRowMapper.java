@@ -59,7 +59,8 @@ public final class RunRowMapper implements RowMapper<Run> {
                 ttl,
                 rs.getString("source_type"),
                 rs.getString("result"),
-                spentAttempts(rs));
+                spentAttempts(rs),
+                rs.getInt("priority"));
     }
 
     private static int spentAttempts(ResultSet rs) throws SQLException {

@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param timeout how long one attempt may run, or {@code null} for the configured default (S-EX-21)
  * @param onSingletonConflict what a trigger of this task does when its singleton key is held (S-CP-1):
  *     {@code @Task(onSingletonConflict)}, {@code FAIL} unless declared; read once, as every trigger asks
+ * @param priority the priority of the task's runs unless a trigger names one (S-PR-1)
  */
 public record TaskDefinition(
         String id,
@@ -45,7 +46,8 @@ public record TaskDefinition(
         double backoffMultiplier,
         @Nullable Duration maxBackoff,
         @Nullable Duration timeout,
-        SingletonConflictPolicy onSingletonConflict) {
+        SingletonConflictPolicy onSingletonConflict,
+        int priority) {
 
     /** Whether the task declared a backoff of its own rather than leaving the configured one. */
     public boolean declaresBackoff() {

@@ -7,6 +7,7 @@ import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.KeyRules;
+import io.runlane.internal.kernel.PriorityRules;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.kernel.TimeRules;
 import java.time.Duration;
@@ -102,6 +103,10 @@ public final class TaskDefinitionReader {
                 task.maxBackoff().isEmpty() ? null : duration(handlerClass, "maxBackoff", task.maxBackoff());
         checkBackoff(handlerClass, backoff, task.backoffMultiplier(), maxBackoff);
         Duration timeout = task.timeout().isEmpty() ? null : duration(handlerClass, "timeout", task.timeout());
+        String priorityViolation = PriorityRules.violation(task.priority());
+        if (priorityViolation != null) {
+            throw new TaskDeclarationException(handlerClass, "priority " + priorityViolation);
+        }
         return new TaskDefinition(
                 id,
                 queue,
@@ -116,7 +121,8 @@ public final class TaskDefinitionReader {
                 task.backoffMultiplier(),
                 maxBackoff,
                 timeout,
-                task.onSingletonConflict());
+                task.onSingletonConflict(),
+                task.priority());
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param signalName the signal that {@code SIGNAL_OWNER} delivers the payload as (S-CP-4); only with that policy
  * @param traceContext the trigger's trace context, stored for the run's attempts to continue (S-MO-9); empty when
  *     the trigger was not traced
+ * @param priority the run's priority (S-PR-1): the trigger's, else the task's
  */
 public record NewRun(
         UUID id,
@@ -45,7 +46,8 @@ public record NewRun(
         @Nullable UUID sourceRunId,
         SingletonConflictPolicy onSingletonConflict,
         @Nullable String signalName,
-        Map<String, String> traceContext) {
+        Map<String, String> traceContext,
+        int priority) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
@@ -82,6 +84,7 @@ public record NewRun(
                 sourceRunId,
                 SingletonConflictPolicy.FAIL,
                 null,
-                Map.of());
+                Map.of(),
+                0);
     }
 }

@@ -7,6 +7,7 @@ import io.runlane.SingletonConflictPolicy;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.KeyRules;
+import io.runlane.internal.kernel.PriorityRules;
 import io.runlane.internal.kernel.RunIds;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.kernel.TimeRules;
@@ -117,7 +118,10 @@ public final class TriggerPlanner {
                 sourceRunId,
                 policy,
                 signalName,
-                traceContexts.capture());
+                traceContexts.capture(),
+                options.priority() != null
+                        ? PriorityRules.requireValid("priority", options.priority())
+                        : task.priority());
     }
 
     private static @Nullable String key(

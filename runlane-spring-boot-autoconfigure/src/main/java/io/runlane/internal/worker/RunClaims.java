@@ -22,7 +22,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Claims due runs for a worker and keeps their leases alive.
  *
- * <p>Claiming (S-EX-1): one statement selects due waiting runs of the worker's queues and known tasks, oldest first,
+ * <p>Claiming (S-EX-1): one statement selects due waiting runs of the worker's queues and known tasks, highest
+ * priority first and then oldest first (S-PR-2, {@link #LEVELS}),
  * {@code FOR UPDATE SKIP LOCKED} so that concurrent workers never wait for or take the same row, and at most as many
  * as the worker has free slots. The same statement moves them to {@code RUNNING}, bumps the attempt count and the
  * fencing token, sets the lease from the database clock, and appends the {@code CLAIMED} events. Runs of tasks this
@@ -67,46 +68,85 @@ public final class RunClaims {
             """;
 
     /**
-     * Due waiting runs of queues without a concurrency limit, oldest first. The limit is written into the text
-     * ({@link #withLimit}) rather than bound: with a bound {@code LIMIT} PostgreSQL keeps planning the statement
-     * afresh on every execution, which cost more than running it.
+     * S-PR-2: the priorities present among the waiting runs of each of the queues {@code :queues}, from the highest
+     * down, as rows (queue, priority) with a {@code NULL} priority closing each queue's list. Each level is one probe
+     * of the claim index ({@code runs_waiting_due_idx}: queue, priority descending, due time) for the highest priority
+     * below the previous one, whatever the due times: a claim with the default priority alone costs two probes.
      */
-    private static final String CANDIDATES = """
-            candidates AS (
-                SELECT id FROM {schema}.runs
-                WHERE status IN %s AND run_at <= statement_timestamp() AND queue IN (:queues)
-                  AND environment = :environment AND task_id IN (:taskIds)
-                ORDER BY run_at
-                LIMIT {limit}
-                FOR UPDATE SKIP LOCKED
+    private static final String LEVELS = """
+            levels(queue, priority) AS (
+                SELECT q.queue, (SELECT max(l.priority) FROM {schema}.runs l
+                                 WHERE l.queue = q.queue AND l.status IN %1$s)
+                FROM unnest(cast(:queues AS text[])) AS q(queue)
+                UNION ALL
+                SELECT v.queue, (SELECT max(l.priority) FROM {schema}.runs l
+                                 WHERE l.queue = v.queue AND l.status IN %1$s AND l.priority < v.priority)
+                FROM levels v WHERE v.priority IS NOT NULL
             )""".formatted(WAITING);
 
-    private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + "SELECT * FROM claimed";
+    /**
+     * Due waiting runs of queues without a concurrency limit, highest priority first, then oldest due first
+     * (S-EX-1, S-PR-2). Each priority level ({@link #LEVELS}) reads only its due entries of the claim index, at most a
+     * claim's worth, skipping locked rows; so neither a deep backlog of runs due later nor a backlog of another
+     * priority is scanned. The limit is written into the text ({@link #withLimit}) rather than bound: with a bound
+     * {@code LIMIT} PostgreSQL keeps planning the statement afresh on every execution, which cost more than running
+     * it.
+     */
+    private static final String CANDIDATES = """
+            RECURSIVE %s, candidates AS (
+                SELECT c.id FROM levels v
+                CROSS JOIN LATERAL (
+                    SELECT r.id, r.run_at FROM {schema}.runs r
+                    WHERE r.status IN %s AND r.queue = v.queue AND r.priority = v.priority
+                      AND r.run_at <= statement_timestamp()
+                      AND r.environment = :environment AND r.task_id IN (:taskIds)
+                    ORDER BY r.run_at
+                    LIMIT {limit}
+                    FOR UPDATE SKIP LOCKED
+                ) c
+                ORDER BY v.priority DESC, c.run_at
+                LIMIT {limit}
+            )""".formatted(LEVELS, WAITING);
+
+    /** The claimed runs in the order their slots start them: priority, then due time (S-PR-2). */
+    private static final String CLAIMED_IN_ORDER = "SELECT * FROM claimed ORDER BY priority DESC, run_at";
+
+    private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
     private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
 
+    /**
+     * S-QC-2..4, S-PR-2: due runs of one queue ({@code :queues} holds it alone) within its concurrency limit, highest
+     * priority first, then oldest due first: per priority level at most {@code {scan}} due runs of keys below their
+     * limit, ranked per concurrency key after the running ones.
+     */
     private static final String CLAIM_WITHIN_LIMIT = """
-            WITH running AS (
+            WITH RECURSIVE running AS (
                 SELECT concurrency_key, count(*) AS n FROM {schema}.runs
                 WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
                   AND queue = :queue AND environment = :environment
                 GROUP BY concurrency_key
-            ), waiting AS (
-                SELECT id, concurrency_key, run_at FROM {schema}.runs w
-                WHERE status IN %s AND run_at <= statement_timestamp() AND queue = :queue
-                  AND environment = :environment AND task_id IN (:taskIds)
-                  AND NOT EXISTS (SELECT FROM running r WHERE r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
-                                                          AND r.n >= :concurrencyLimit)
-                ORDER BY run_at
-                LIMIT {scan}
-                FOR UPDATE SKIP LOCKED
+            ), %s, waiting AS (
+                SELECT w.id, w.concurrency_key, w.run_at, v.priority FROM levels v
+                CROSS JOIN LATERAL (
+                    SELECT r.id, r.concurrency_key, r.run_at FROM {schema}.runs r
+                    WHERE r.status IN %s AND r.queue = v.queue AND r.priority = v.priority
+                      AND r.run_at <= statement_timestamp()
+                      AND r.environment = :environment AND r.task_id IN (:taskIds)
+                      AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM r.concurrency_key
+                                                              AND n.n >= :concurrencyLimit)
+                    ORDER BY r.run_at
+                    LIMIT {scan}
+                    FOR UPDATE SKIP LOCKED
+                ) w
             ), ranked AS (
-                SELECT w.id, w.run_at,
-                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY w.concurrency_key ORDER BY w.run_at, w.id) AS slot
+                SELECT w.id, w.run_at, w.priority,
+                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY w.concurrency_key
+                                                             ORDER BY w.priority DESC, w.run_at, w.id) AS slot
                 FROM waiting w LEFT JOIN running r ON r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
             ), candidates AS (
-                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY run_at LIMIT {limit}
-            )""".formatted(WAITING) + CLAIMED_CTES + "SELECT * FROM claimed";
+                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY priority DESC, run_at LIMIT {limit}
+            )""".formatted(LEVELS, WAITING) + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
     /**
      * S-EX-2, S-EX-16: extends the leases of the named runs this worker holds without ever waiting for a row lock.
@@ -255,6 +295,7 @@ public final class RunClaims {
         }
         MapSqlParameterSource params = common(worker, taskIds, lease)
                 .addValue("queue", queue, Types.VARCHAR)
+                .addValue("queues", new SqlArrayValue("text", queue))
                 .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
                 .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
         return transactions.execute(status -> {
@@ -340,7 +381,7 @@ public final class RunClaims {
     /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */
     private MapSqlParameterSource claimParameters(
             String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
-        return common(worker, taskIds, lease).addValue("queues", queues);
+        return common(worker, taskIds, lease).addValue("queues", new SqlArrayValue("text", queues.toArray()));
     }
 
     private MapSqlParameterSource common(String worker, Collection<String> taskIds, Duration lease) {

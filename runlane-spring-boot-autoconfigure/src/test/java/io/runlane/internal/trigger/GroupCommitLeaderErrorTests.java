@@ -109,6 +109,7 @@ class GroupCommitLeaderErrorTests {
                 null,
                 SingletonConflictPolicy.FAIL,
                 null,
-                Map.of());
+                Map.of(),
+                0);
     }
 }

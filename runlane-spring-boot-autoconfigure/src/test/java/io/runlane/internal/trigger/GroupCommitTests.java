@@ -163,6 +163,7 @@ class GroupCommitTests {
                 null,
                 SingletonConflictPolicy.FAIL,
                 null,
-                Map.of());
+                Map.of(),
+                0);
     }
 }
