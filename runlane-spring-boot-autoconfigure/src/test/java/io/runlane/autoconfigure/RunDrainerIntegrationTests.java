@@ -10,6 +10,8 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.Banner;
@@ -31,20 +32,16 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /** {@link RunDrainer} runs what is due and returns when it is done, so tests assert without sleeping (item 15). */
+@RunlaneDatabaseTest
 class RunDrainerIntegrationTests {
 
     static final CountDownLatch NEVER = new CountDownLatch(1);
 
+    @Pool(size = 1)
     private static HikariDataSource admin;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
     @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
+    static void releaseTheWaitingTasks() {
         NEVER.countDown();
     }
 

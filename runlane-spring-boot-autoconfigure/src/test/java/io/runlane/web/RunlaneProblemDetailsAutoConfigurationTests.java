@@ -17,10 +17,10 @@ import io.runlane.TaskNotFoundException;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsExceptionHandler;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -38,23 +38,15 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** The opt-in mapping of Runlane's exceptions to problem details in an MVC application (issue 15, item 12). */
+@RunlaneDatabaseTest
 class RunlaneProblemDetailsAutoConfigurationTests {
 
     private static final UUID OWNER = UUID.fromString("01890000-0000-7000-8000-000000000001");
 
+    @Pool(size = 1)
     private static HikariDataSource admin;
 
     private WebApplicationContextRunner runner;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @BeforeEach
     void runner() {
