@@ -16,6 +16,8 @@ import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -23,8 +25,6 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -40,19 +40,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Runs ended outside a worker's own completion reach {@link RunOutcomeListener}s and {@link RunFailedEvent}s too, after
  * commit (issue 15, item 11): an operator's cancel, lease recovery with no attempts left, an attempt timeout.
  */
+@RunlaneDatabaseTest
 class RunEndingOutcomesIntegrationTests {
 
+    @Pool(size = 1)
     private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     private static ApplicationContextRunner runner(String owner) {
         return new ApplicationContextRunner()
