@@ -69,7 +69,7 @@ class RunlaneActuatorAutoConfigurationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=2",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "actuate_autoconfig"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("actuate_autoconfig"),
                         "runlane.worker.enabled=false",
                         "runlane.recovery.enabled=false",
                         "runlane.pruning.enabled=false");

@@ -3,15 +3,12 @@ package io.runlane.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
-import io.runlane.testsupport.Pool;
-import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -32,13 +29,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /** {@link RunDrainer} runs what is due and returns when it is done, so tests assert without sleeping (item 15). */
-@RunlaneDatabaseTest
 class RunDrainerIntegrationTests {
 
     static final CountDownLatch NEVER = new CountDownLatch(1);
-
-    @Pool(size = 1)
-    private static HikariDataSource admin;
 
     @AfterAll
     static void releaseTheWaitingTasks() {
@@ -98,7 +91,7 @@ class RunDrainerIntegrationTests {
                 .run(
                         "--spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "--spring.datasource.hikari.maximum-pool-size=4",
-                        "--runlane.schema.name=" + TestDatabase.freshSchema(admin, "drain"),
+                        "--runlane.schema.name=" + TestDatabase.freshSchema("drain"),
                         "--runlane.retry.initial-backoff=1ms",
                         "--runlane.worker.shutdown-timeout=100ms");
     }

@@ -3,7 +3,6 @@ package io.runlane.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.Run;
 import io.runlane.RunContext;
 import io.runlane.RunFailedEvent;
@@ -16,8 +15,6 @@ import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.worker.RunWorker;
-import io.runlane.testsupport.Pool;
-import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -40,11 +37,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Runs ended outside a worker's own completion reach {@link RunOutcomeListener}s and {@link RunFailedEvent}s too, after
  * commit (issue 15, item 11): an operator's cancel, lease recovery with no attempts left, an attempt timeout.
  */
-@RunlaneDatabaseTest
 class RunEndingOutcomesIntegrationTests {
-
-    @Pool(size = 1)
-    private static HikariDataSource admin;
 
     private static ApplicationContextRunner runner(String owner) {
         return new ApplicationContextRunner()
@@ -56,7 +49,7 @@ class RunEndingOutcomesIntegrationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=4",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, owner),
+                        "runlane.schema.name=" + TestDatabase.freshSchema(owner),
                         "runlane.worker.poll-interval=50ms")
                 .withBean(Idle.class)
                 .withBean(Outcomes.class);

@@ -27,8 +27,8 @@ import org.junit.platform.commons.support.HierarchyTraversalMode;
  *       test.
  * </ol>
  *
- * <p>Schema names are reserved (a schema a previous run left behind is dropped) through one small pool shared by the
- * test JVM, so a test's own pools hold only the connections it asked for.
+ * <p>Schema names are reserved through {@link TestDatabase#freshSchema(String)} (a schema a previous run left behind is
+ * dropped through one small pool the test JVM shares), so a test's own pools hold only the connections it asked for.
  */
 public final class RunlaneDatabaseExtension implements BeforeAllCallback, TestInstancePostProcessor, ParameterResolver {
 
@@ -62,7 +62,7 @@ public final class RunlaneDatabaseExtension implements BeforeAllCallback, TestIn
                 .findAnnotation(Pool.class)
                 .<Object>map(pool -> pool(pool, context))
                 .orElseGet(
-                        () -> schema(parameter.findAnnotation(FreshSchema.class).orElseThrow(), context));
+                        () -> schema(parameter.findAnnotation(FreshSchema.class).orElseThrow()));
     }
 
     private static void inject(Class<?> testClass, Object instance, Predicate<Field> filter, ExtensionContext context)
@@ -77,7 +77,7 @@ public final class RunlaneDatabaseExtension implements BeforeAllCallback, TestIn
                 testClass, FreshSchema.class, filter, HierarchyTraversalMode.TOP_DOWN)) {
             check(field, String.class);
             field.setAccessible(true);
-            field.set(instance, schema(field.getAnnotation(FreshSchema.class), context));
+            field.set(instance, schema(field.getAnnotation(FreshSchema.class)));
         }
     }
 
@@ -95,10 +95,7 @@ public final class RunlaneDatabaseExtension implements BeforeAllCallback, TestIn
         return dataSource;
     }
 
-    private static String schema(FreshSchema schema, ExtensionContext context) {
-        HikariDataSource admin = context.getRoot()
-                .getStore(NAMESPACE)
-                .computeIfAbsent("admin", key -> TestDatabase.newDataSource(2), HikariDataSource.class);
-        return TestDatabase.freshSchema(admin, schema.value());
+    private static String schema(FreshSchema schema) {
+        return TestDatabase.freshSchema(schema.value());
     }
 }

@@ -6,7 +6,6 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
@@ -17,8 +16,6 @@ import io.runlane.TaskNotFoundException;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsExceptionHandler;
-import io.runlane.testsupport.Pool;
-import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,13 +35,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** The opt-in mapping of Runlane's exceptions to problem details in an MVC application (issue 15, item 12). */
-@RunlaneDatabaseTest
 class RunlaneProblemDetailsAutoConfigurationTests {
 
     private static final UUID OWNER = UUID.fromString("01890000-0000-7000-8000-000000000001");
-
-    @Pool(size = 1)
-    private static HikariDataSource admin;
 
     private WebApplicationContextRunner runner;
 
@@ -62,7 +55,7 @@ class RunlaneProblemDetailsAutoConfigurationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=2",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "problems"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("problems"),
                         "runlane.worker.enabled=false")
                 .withBean(FailingController.class);
     }
