@@ -1,6 +1,5 @@
 package io.runlane.actuate;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.NonRetryableException;
 import io.runlane.RunContext;
 import io.runlane.Task;
@@ -62,10 +61,7 @@ class ActuatorTestApplication {
 
     /** The database, a fresh schema for the calling test class, and the queues above. */
     static void properties(DynamicPropertyRegistry registry, String owner) {
-        String schema;
-        try (HikariDataSource admin = TestDatabase.newDataSource(1)) {
-            schema = TestDatabase.freshSchema(admin, owner);
-        }
+        String schema = TestDatabase.freshSchema(owner);
         registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
         registry.add("spring.datasource.hikari.maximum-pool-size", () -> "10");
         registry.add("runlane.schema.name", () -> schema);

@@ -15,13 +15,14 @@ import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
 import io.runlane.autoconfigure.actuate.RunlaneMetrics;
 import io.runlane.autoconfigure.actuate.RunlaneMetricsAutoConfiguration;
 import io.runlane.internal.engine.RunlaneEngine;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.SendMail;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -46,21 +47,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The actuator auto-configurations in an {@link ApplicationContextRunner} on the test PostgreSQL: each backs off
  * without its Spring Boot module, without Runlane, or when turned off, and gives way to the application's own bean.
  */
+@RunlaneDatabaseTest
 class RunlaneActuatorAutoConfigurationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
     private ApplicationContextRunner runner;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @BeforeEach
     void runner() {
@@ -76,7 +69,7 @@ class RunlaneActuatorAutoConfigurationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=2",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "actuate_autoconfig"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("actuate_autoconfig"),
                         "runlane.worker.enabled=false",
                         "runlane.recovery.enabled=false",
                         "runlane.pruning.enabled=false");
@@ -207,8 +200,7 @@ class RunlaneActuatorAutoConfigurationTests {
     }
 
     @Test
-    void healthIsDownWhenRunlanesTablesCannotBeRead() {
-        String schema = TestDatabase.freshSchema(admin, "actuate_dropped");
+    void healthIsDownWhenRunlanesTablesCannotBeRead(@FreshSchema("actuate_dropped") String schema) {
         runner.withPropertyValues("runlane.schema.name=" + schema).run(context -> {
             new JdbcTemplate(admin).execute("DROP SCHEMA " + schema + " CASCADE");
             Health health = context.getBean(RunlaneHealthIndicator.class).health();

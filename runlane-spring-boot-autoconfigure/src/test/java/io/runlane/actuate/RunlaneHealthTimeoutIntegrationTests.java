@@ -7,7 +7,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.autoconfigure.actuate.RunlaneHealthIndicator;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import java.sql.Connection;
@@ -22,8 +24,10 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 /** S-MO-5: the health check answers within its own time-out while the database does not answer. */
+@RunlaneDatabaseTest
 class RunlaneHealthTimeoutIntegrationTests {
 
+    @Pool(size = 1)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -31,12 +35,11 @@ class RunlaneHealthTimeoutIntegrationTests {
     private Connection held;
 
     @BeforeEach
-    void start() throws Exception {
-        dataSource = TestDatabase.newDataSource(1);
+    void start(@FreshSchema("health_timeout") String schema) throws Exception {
         dataSource.setConnectionTimeout(Duration.ofSeconds(60).toMillis());
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "health_timeout"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults(),
                 EngineListener.NONE,
@@ -48,7 +51,6 @@ class RunlaneHealthTimeoutIntegrationTests {
         if (held != null) {
             held.close();
         }
-        dataSource.close();
     }
 
     private RunlaneHealthIndicator indicator(Duration timeout) {

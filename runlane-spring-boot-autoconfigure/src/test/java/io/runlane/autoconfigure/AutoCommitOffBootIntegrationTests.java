@@ -8,6 +8,9 @@ import io.runlane.RunContext;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.Map;
@@ -38,6 +41,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * A Boot application whose Hikari pool hands out connections with auto-commit off (S-TR-14): triggers are stored,
  * runs execute once, and a trigger in the application's transaction commits or rolls back with it.
  */
+@RunlaneDatabaseTest
 class AutoCommitOffBootIntegrationTests {
 
     static final Map<UUID, AtomicInteger> CALLS = new ConcurrentHashMap<>();
@@ -53,16 +57,16 @@ class AutoCommitOffBootIntegrationTests {
         }
     }
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("boot_autocommit_off")
     private static String schema;
 
     private static ConfigurableApplicationContext context;
 
     @BeforeAll
     static void start() {
-        admin = TestDatabase.newDataSource(2);
-        schema = TestDatabase.freshSchema(admin, "boot_autocommit_off");
         context = new SpringApplicationBuilder(Application.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
@@ -78,7 +82,6 @@ class AutoCommitOffBootIntegrationTests {
     @AfterAll
     static void stop() {
         context.close();
-        admin.close();
     }
 
     private static String status(UUID runId) {

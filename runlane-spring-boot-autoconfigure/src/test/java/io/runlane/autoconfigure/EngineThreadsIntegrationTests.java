@@ -3,17 +3,16 @@ package io.runlane.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.Banner;
@@ -29,24 +28,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /** Closing an application context ends every thread Runlane started in it (S-MO-4). */
+@RunlaneDatabaseTest
 class EngineThreadsIntegrationTests {
 
     private static final int CONTEXTS = 20;
 
-    private HikariDataSource admin;
-
+    @FreshSchema("engine_threads")
     private String schema;
-
-    @BeforeEach
-    void freshSchema() {
-        admin = TestDatabase.newDataSource(2);
-        schema = TestDatabase.freshSchema(admin, "engine_threads");
-    }
-
-    @AfterEach
-    void close() {
-        admin.close();
-    }
 
     @Test
     @DisplayName("Finding 9 (S-MO-4): 20 contexts started, used and closed leave no Runlane thread behind")

@@ -10,6 +10,9 @@ import io.runlane.TriggerOptions;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.testsupport.DatabaseGate;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.time.Duration;
@@ -18,9 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -48,27 +49,19 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
  * (S-TR-10). Each test stops a Runlane statement half-way with a {@link DatabaseGate} and looks at what other
  * sessions see.
  */
+@RunlaneDatabaseTest
 class ForeignTransactionManagerIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("foreign_tx_it")
     private String schema;
 
     private ConfigurableApplicationContext context;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @BeforeEach
     void start() {
-        schema = TestDatabase.freshSchema(admin, "foreign_tx_it");
         context = new SpringApplicationBuilder(KafkaLikeApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)

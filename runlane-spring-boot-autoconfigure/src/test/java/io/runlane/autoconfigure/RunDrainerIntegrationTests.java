@@ -3,7 +3,6 @@ package io.runlane.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
@@ -17,7 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.Banner;
@@ -35,16 +33,8 @@ class RunDrainerIntegrationTests {
 
     static final CountDownLatch NEVER = new CountDownLatch(1);
 
-    private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
     @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
+    static void releaseTheWaitingTasks() {
         NEVER.countDown();
     }
 
@@ -101,7 +91,7 @@ class RunDrainerIntegrationTests {
                 .run(
                         "--spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "--spring.datasource.hikari.maximum-pool-size=4",
-                        "--runlane.schema.name=" + TestDatabase.freshSchema(admin, "drain"),
+                        "--runlane.schema.name=" + TestDatabase.freshSchema("drain"),
                         "--runlane.retry.initial-backoff=1ms",
                         "--runlane.worker.shutdown-timeout=100ms");
     }

@@ -8,14 +8,14 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerResult;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.schema.SchemaNotAppliedException;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.Banner;
@@ -36,26 +36,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Starts a small application the way {@code SpringApplication} does, on a Boot-managed DataSource to the test
  * PostgreSQL: Runlane creates its schema before any bean that uses the database, and leaves it alone when told to.
  */
+@RunlaneDatabaseTest
 class RunlaneAutoConfigurationIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("autoconfig_it")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "autoconfig_it");
-    }
 
     @Test
     void schemaIsCreatedAtStartUpAndATriggerIsStored() {

@@ -26,6 +26,9 @@ import io.runlane.internal.schema.RunlaneChangelog;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.schema.SchemaNotAppliedException;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import io.runlane.testsupport.TestTasks.SendMail;
@@ -36,8 +39,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -63,27 +64,19 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
  * Runlane's auto-configuration in an {@link ApplicationContextRunner} with Boot's DataSource, transaction manager,
  * Jackson and validation auto-configurations, against the test PostgreSQL with a fresh schema per test.
  */
+@RunlaneDatabaseTest
 class RunlaneAutoConfigurationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("autoconfig")
     private String schema;
 
     private ApplicationContextRunner runner;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "autoconfig");
+    void runner() {
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         DataSourceAutoConfiguration.class,

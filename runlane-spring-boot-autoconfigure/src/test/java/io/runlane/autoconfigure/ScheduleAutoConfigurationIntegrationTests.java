@@ -15,14 +15,14 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.schedule.ScheduleFirer;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.Banner;
@@ -39,26 +39,14 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Declared schedules through the auto-configuration (S-SC-1, S-SC-5): annotations, configuration, start-up. */
+@RunlaneDatabaseTest
 class ScheduleAutoConfigurationIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("schedule_boot")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "schedule_boot");
-    }
 
     @Task(id = "boot.cleanup")
     @Schedule(id = "cleanup.hourly", cron = "@hourly")

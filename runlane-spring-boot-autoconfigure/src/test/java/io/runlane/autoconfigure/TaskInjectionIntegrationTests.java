@@ -4,20 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.registry.TaskDeclarationException;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
@@ -39,26 +37,11 @@ import org.springframework.stereotype.Service;
  * through a service or through an {@link ObjectProvider}, although the template's engine needs the task registry.
  * The registry reads the {@code @Task} bean types and looks the handlers up when a run first needs them.
  */
+@RunlaneDatabaseTest
 class TaskInjectionIntegrationTests {
 
-    private static HikariDataSource admin;
-
+    @FreshSchema("task_injection_it")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "task_injection_it");
-    }
 
     @Test
     @DisplayName("Finding 1: a @Task depending on RunlaneTemplate, on a service holding it or on an ObjectProvider"

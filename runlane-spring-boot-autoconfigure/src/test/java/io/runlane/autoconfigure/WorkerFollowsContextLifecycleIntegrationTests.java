@@ -3,7 +3,6 @@ package io.runlane.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
@@ -12,13 +11,13 @@ import io.runlane.TaskHandler;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.schedule.ScheduleFirer;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -41,6 +40,7 @@ import org.springframework.core.env.Environment;
  * 25 item 8): Spring's test context cache pauses cached contexts and restarts them, and checkpoint/restore stops and
  * starts them; runs triggered afterwards must still be executed.
  */
+@RunlaneDatabaseTest
 class WorkerFollowsContextLifecycleIntegrationTests {
 
     /** The runs whose handler ran. */
@@ -52,23 +52,11 @@ class WorkerFollowsContextLifecycleIntegrationTests {
     /** Whether that run was still queued, not claimed, when the runner checked on it. */
     static volatile Boolean queuedDuringRunners;
 
-    private static HikariDataSource admin;
-
+    @FreshSchema("ctx_lifecycle")
     private String schema;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "ctx_lifecycle");
+    void forgetWhatWasSeen() {
         EXECUTED.clear();
         triggeredByRunner = null;
         queuedDuringRunners = null;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
@@ -12,13 +11,13 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -42,6 +41,7 @@ import org.springframework.core.task.TaskDecorator;
  * on an executor from Boot's builder (the application's {@link TaskDecorator}, virtual threads when enabled), and its
  * shutdown timeout stays within {@code spring.lifecycle.timeout-per-shutdown-phase}.
  */
+@RunlaneDatabaseTest
 class WorkerThreadsFromBootIntegrationTests {
 
     /** What each handler saw, by run id: its thread and the MDC value the decorator carried over. */
@@ -50,23 +50,11 @@ class WorkerThreadsFromBootIntegrationTests {
     /** Whether the worker was running when the application's runners ran. */
     static volatile Boolean runningDuringRunners;
 
-    private static HikariDataSource admin;
-
+    @FreshSchema("boot_threads")
     private String schema;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "boot_threads");
+    void forgetWhatWasSeen() {
         SEEN.clear();
         runningDuringRunners = null;
     }

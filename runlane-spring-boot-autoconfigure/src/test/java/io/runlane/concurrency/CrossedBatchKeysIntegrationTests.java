@@ -12,7 +12,9 @@ import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * S-TR-6: concurrent batches never deadlock, even when their idempotency keys and singleton keys sort in opposite
  * orders, so that no one order of the items takes both key indexes in one order.
  */
+@RunlaneDatabaseTest
 class CrossedBatchKeysIntegrationTests {
 
     private static final int ITEMS = 400;
@@ -50,20 +53,19 @@ class CrossedBatchKeysIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    @Pool(size = 16)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(16);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "crossed_batches"), new Sync());
+    void start(@FreshSchema("crossed_batches") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, new Sync());
     }
 
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     /**

@@ -15,6 +15,9 @@ import io.runlane.TriggerOptions;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.sql.Connection;
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * transaction of another connection holds a lock that stops the triggers at the right statement, and lets them go
  * once the stage is set.
  */
+@RunlaneDatabaseTest
 class DuplicatePolicyTriggerRaceIntegrationTests {
 
     /** Holds its singleton key; its handler never runs (no worker is started). */
@@ -57,6 +61,7 @@ class DuplicatePolicyTriggerRaceIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    @Pool(size = 16)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -64,9 +69,8 @@ class DuplicatePolicyTriggerRaceIntegrationTests {
     private ExecutorService threads;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(16);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "policy_races"), new Order());
+    void start(@FreshSchema("policy_races") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, new Order());
         threads = Executors.newFixedThreadPool(4);
     }
 
@@ -74,7 +78,6 @@ class DuplicatePolicyTriggerRaceIntegrationTests {
     void stop() {
         threads.shutdownNow();
         runlane.stop();
-        dataSource.close();
     }
 
     private TriggerResult order(String key, String item, TriggerOptions options) {

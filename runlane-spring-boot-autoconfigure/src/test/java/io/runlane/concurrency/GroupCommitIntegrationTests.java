@@ -6,7 +6,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -18,7 +20,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -30,21 +31,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * still gets its own answer once its run is committed, one run per key holds under the hammer, and a run that must
  * wait for another transaction's lock never holds up the runs grouped with it.
  */
+@RunlaneDatabaseTest
 class GroupCommitIntegrationTests {
 
+    @Pool(size = 40)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(40);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "group_commit"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("group_commit") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static TriggerResult confirm(String order) {

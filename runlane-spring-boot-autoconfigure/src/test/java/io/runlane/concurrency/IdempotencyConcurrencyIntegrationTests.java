@@ -9,6 +9,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
@@ -26,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.RepeatedTest;
@@ -40,22 +42,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * S-IK-7: exactly one run per idempotency key under any concurrency, from threads, connection pools standing in for
  * application instances, and transactions that roll back. Nobody sees a deadlock or a unique-constraint error.
  */
+@RunlaneDatabaseTest
 class IdempotencyConcurrencyIntegrationTests {
 
+    @Pool(size = 64)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(64);
-        runlane =
-                TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "ik_concurrency"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("ik_concurrency") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static void assertOneCreatedAndTheSameRunForAll(List<Outcome<TriggerResult>> outcomes) {

@@ -9,6 +9,9 @@ import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.testsupport.DatabaseGate;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -32,10 +35,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code READ COMMITTED} (S-TR-11), so limits, admissions and triggers in the caller's transaction keep their
  * guarantees. The default is set per connection through the JDBC URL, so the shared server's settings never change.
  */
+@RunlaneDatabaseTest
 class RepeatableReadDefaultIntegrationTests {
 
     private static final Set<String> TASKS = Set.of("orders.confirm");
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
     private static HikariDataSource repeatableRead;
@@ -44,7 +49,6 @@ class RepeatableReadDefaultIntegrationTests {
 
     @BeforeAll
     static void openDataSources() {
-        admin = TestDatabase.newDataSource(2);
         HikariConfig config = new HikariConfig();
         String url = TestDatabase.jdbcUrl();
         config.setJdbcUrl(url + (url.contains("?") ? "&" : "?")
@@ -57,12 +61,10 @@ class RepeatableReadDefaultIntegrationTests {
     @AfterAll
     static void closeDataSources() {
         repeatableRead.close();
-        admin.close();
     }
 
     @BeforeEach
-    void start() {
-        String schema = TestDatabase.freshSchema(admin, "repeatable_read");
+    void start(@FreshSchema("repeatable_read") String schema) {
         runlane = TestRunlane.start(
                 repeatableRead,
                 schema,

@@ -1,6 +1,5 @@
 package io.runlane.console;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.NonRetryableException;
 import io.runlane.RunContext;
 import io.runlane.ScheduleDefinition;
@@ -144,10 +143,7 @@ public class ConsoleTestApplication {
 
     /** The database, a fresh schema for the calling test class, and the queues above. */
     public static void properties(DynamicPropertyRegistry registry, String owner) {
-        String schema;
-        try (HikariDataSource admin = TestDatabase.newDataSource(1)) {
-            schema = TestDatabase.freshSchema(admin, owner);
-        }
+        String schema = TestDatabase.freshSchema(owner);
         registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
         registry.add("spring.datasource.hikari.maximum-pool-size", () -> "5");
         registry.add("runlane.schema.name", () -> schema);

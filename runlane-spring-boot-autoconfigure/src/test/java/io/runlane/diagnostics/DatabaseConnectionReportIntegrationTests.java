@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,28 +32,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * database and user that were tried, and never the password.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class DatabaseConnectionReportIntegrationTests {
 
     private static final String PASSWORD = "s3cret-Passw0rd";
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("connection_report")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "connection_report");
-    }
 
     @Test
     @DisplayName("Issue 31.3: an unknown database is told to create it or fix the URL, naming what was tried")

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
@@ -14,6 +13,8 @@ import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunDrainer;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.beans.ConstructorProperties;
 import java.time.Duration;
@@ -22,8 +23,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -47,27 +46,16 @@ import org.springframework.context.annotation.Import;
  * and their runs see what was triggered.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class PayloadTypeStartupIntegrationTests {
 
     private static final Queue<Object> RECEIVED = new ConcurrentLinkedQueue<>();
 
-    private static HikariDataSource admin;
-
+    @FreshSchema("payload_types")
     private String schema;
 
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "payload_types");
+    void forgetWhatWasSeen() {
         RECEIVED.clear();
     }
 

@@ -3,7 +3,6 @@ package io.runlane.diagnostics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.RunContext;
 import io.runlane.RunlaneTemplate;
 import io.runlane.Schedule;
@@ -11,13 +10,12 @@ import io.runlane.ScheduleDefinition;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,29 +40,14 @@ import org.springframework.context.annotation.Import;
  * are covered by {@link StartupFailureReportIntegrationTests} and {@link PayloadTypeStartupIntegrationTests}.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class StartupFailureAnalyzersIntegrationTests {
 
     /** What fits on one screen; the report of a malformed cron was 139 lines with 56 frames before. */
     private static final int ONE_SCREEN = 25;
 
-    private static HikariDataSource admin;
-
+    @FreshSchema("startup_reports")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "startup_reports");
-    }
 
     @Test
     @DisplayName("S-SC-5: a malformed cron in @Schedule is a one-screen report naming the class and a valid form")

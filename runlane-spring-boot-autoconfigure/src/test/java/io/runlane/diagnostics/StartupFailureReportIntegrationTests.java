@@ -9,14 +9,14 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,26 +42,14 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * as in a real application, and the test reads the report it prints.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class StartupFailureReportIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("failure_report")
     private String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchema() {
-        schema = TestDatabase.freshSchema(admin, "failure_report");
-    }
 
     @Test
     @DisplayName("Issue 15.1: a bad TTL fails binding, and Boot reports the property, the value and where it was set")

@@ -14,11 +14,12 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -27,8 +28,10 @@ import org.junit.jupiter.api.Test;
  * The six checks the product documentation asks every deployment to verify, on the documentation's own task
  * ({@code customers.refresh}: idempotency key, 24h retention, singleton key per customer).
  */
+@RunlaneDatabaseTest
 class DocumentedPolicyChecksIntegrationTests {
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -57,18 +60,8 @@ class DocumentedPolicyChecksIntegrationTests {
     }
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
-        runlane = TestRunlane.start(
-                dataSource,
-                TestDatabase.freshSchema(dataSource, "documented_checks"),
-                new RefreshCustomer(),
-                new ImportCustomer());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("documented_checks") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, new RefreshCustomer(), new ImportCustomer());
     }
 
     private static TriggerResult refresh(String customerId) {

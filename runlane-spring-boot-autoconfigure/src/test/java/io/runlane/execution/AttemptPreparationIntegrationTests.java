@@ -11,7 +11,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import jakarta.validation.Constraint;
 import jakarta.validation.ConstraintValidator;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** What happens around the handler: interrupt flags and failures before the handler is called (S-EX-22). */
+@RunlaneDatabaseTest
 class AttemptPreparationIntegrationTests {
 
     /** Interrupts its own thread and fails, as a handler cut short by an interrupt would. */
@@ -105,20 +108,20 @@ class AttemptPreparationIntegrationTests {
         }
     }
 
+    @Pool(size = 6)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("prep") String schema) {
         Interrupted.THREADS.clear();
         Observer.startedInterrupted = null;
         BreakingValidator.broken = false;
         Validated.RAN.set(0);
-        dataSource = TestDatabase.newDataSource(6);
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "prep"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults().withWorker(1, Duration.ofMillis(50)),
                 EngineListener.NONE,
@@ -131,7 +134,6 @@ class AttemptPreparationIntegrationTests {
     void stop() {
         BreakingValidator.broken = false;
         runlane.stop();
-        dataSource.close();
     }
 
     @Test

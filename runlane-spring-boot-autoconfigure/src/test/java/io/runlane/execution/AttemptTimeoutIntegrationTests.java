@@ -13,7 +13,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Attempts that never end: the attempt timeout (S-EX-21) and the cancellation grace (S-CA-5). */
+@RunlaneDatabaseTest
 class AttemptTimeoutIntegrationTests {
 
     private static final String LIMITED = "limited";
@@ -96,18 +99,18 @@ class AttemptTimeoutIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("timeout") String schema) {
         Blocks.INTERRUPTED.set(false);
         Stubborn.release = new CountDownLatch(1);
-        dataSource = TestDatabase.newDataSource(8);
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "timeout"),
+                schema,
                 settings -> settings.withQueues(Set.of(LIMITED)),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(50))
@@ -142,7 +145,6 @@ class AttemptTimeoutIntegrationTests {
     void stop() {
         Stubborn.release.countDown();
         runlane.stop();
-        dataSource.close();
     }
 
     @Test

@@ -15,6 +15,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -40,6 +43,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * S-EX-1, S-EX-3, S-TR-14). The rows are counted through a second pool with auto-commit on, as another instance would
  * see them.
  */
+@RunlaneDatabaseTest
 class AutoCommitOffPoolIntegrationTests {
 
     static final Map<UUID, AtomicInteger> CALLS = new ConcurrentHashMap<>();
@@ -86,6 +90,7 @@ class AutoCommitOffPoolIntegrationTests {
         }
     }
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
     private static HikariDataSource manualCommit;
@@ -93,9 +98,7 @@ class AutoCommitOffPoolIntegrationTests {
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        admin = TestDatabase.newDataSource(2);
-        String schema = TestDatabase.freshSchema(admin, "autocommit_off");
+    static void start(@FreshSchema("autocommit_off") String schema) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(TestDatabase.jdbcUrl());
         config.setMaximumPoolSize(12);
@@ -119,7 +122,6 @@ class AutoCommitOffPoolIntegrationTests {
     static void stop() {
         runlane.stop();
         manualCommit.close();
-        admin.close();
     }
 
     private static long storedRuns(UUID... ids) {

@@ -15,7 +15,9 @@ import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.BatchCompletions;
 import io.runlane.internal.worker.BatchCompletions.HeldAttempt;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import java.time.Duration;
@@ -27,12 +29,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-EX-15: completions written many per statement, fenced, with keys and events, and all written on stop. */
+@RunlaneDatabaseTest
 class BatchCompletionIntegrationTests {
 
     @Task(id = "batch.quick")
@@ -62,20 +64,15 @@ class BatchCompletionIntegrationTests {
         }
     }
 
+    @Pool(size = 16)
     private HikariDataSource dataSource;
 
+    @FreshSchema("batch")
     private String schema;
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(16);
-        schema = TestDatabase.freshSchema(dataSource, "batch");
         Quick.RAN.set(0);
-    }
-
-    @AfterEach
-    void stop() {
-        dataSource.close();
     }
 
     private ClaimedRun claim(TestRunlane runlane, String taskId, UUID runId) {

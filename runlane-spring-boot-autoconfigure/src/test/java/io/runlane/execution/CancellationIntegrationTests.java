@@ -24,7 +24,9 @@ import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.worker.RunClaims;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -58,6 +60,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code RUNNING}; a retry backoff and release delay of an hour keep {@code RETRYING} and {@code RELEASED} runs
  * waiting for as long as a test needs them.
  */
+@RunlaneDatabaseTest
 class CancellationIntegrationTests {
 
     private static final String PROBED = "cancel.probe";
@@ -180,16 +183,16 @@ class CancellationIntegrationTests {
         AT_A_RANDOM_TIME
     }
 
+    @Pool(size = 24)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(24);
+    static void start(@FreshSchema("cancellation") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "cancellation"),
+                        schema,
                         settings -> settings.withQueues(Set.of(IDLE_QUEUE, ABANDONED_QUEUE)),
                         ExecutionSettings.defaults()
                                 .withWorker(8, Duration.ofMillis(100))
@@ -207,7 +210,6 @@ class CancellationIntegrationTests {
     static void stop() {
         PROBES.values().forEach(probe -> probe.proceed.countDown());
         runlane.stop();
-        dataSource.close();
     }
 
     @ParameterizedTest

@@ -13,7 +13,9 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerRequest;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * next slot to free up runs; slower handlers are never claimed ahead, and a run claimed ahead that no slot takes in
  * time is handed back (S-EX-17). Every run still executes exactly once (S-EX-1).
  */
+@RunlaneDatabaseTest
 class ClaimAheadIntegrationTests {
 
     @Task(id = "ahead.quick")
@@ -77,16 +80,16 @@ class ClaimAheadIntegrationTests {
         }
     }
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
+    @FreshSchema("ahead")
     private String schema;
 
     private TestRunlane runlane;
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(12);
-        schema = TestDatabase.freshSchema(dataSource, "ahead");
         Quick.EXECUTIONS.clear();
         Blocking.release = new CountDownLatch(1);
     }
@@ -97,7 +100,6 @@ class ClaimAheadIntegrationTests {
         if (runlane != null) {
             runlane.stop();
         }
-        dataSource.close();
     }
 
     private TestRunlane runlane(int concurrency, Duration pollInterval) {

@@ -11,7 +11,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * S-EX-1: independent runtimes on one database execute every run exactly once. Each runtime has its own connection
  * pool, worker, heartbeats and maintenance, as separate application instances would.
  */
+@RunlaneDatabaseTest
 class ClusterIntegrationTests {
 
     static final Map<UUID, AtomicInteger> EXECUTIONS = new ConcurrentHashMap<>();
@@ -69,22 +72,18 @@ class ClusterIntegrationTests {
 
     @Test
     @DisplayName("S-EX-1: two runtimes execute 10,000 runs, each exactly once, none left active, no errors")
-    void twoRuntimesExecuteEveryRunExactlyOnce() {
+    void twoRuntimesExecuteEveryRunExactlyOnce(
+            @Pool(size = 12) HikariDataSource first,
+            @Pool(size = 12) HikariDataSource second,
+            @FreshSchema("cluster") String schema) {
         int runs = 10_000;
-        List<HikariDataSource> pools = new ArrayList<>();
+        List<HikariDataSource> pools = List.of(first, second);
         List<TestRunlane> runtimes = new ArrayList<>();
         List<Outcomes> outcomes = List.of(new Outcomes(), new Outcomes());
         try {
-            HikariDataSource first = TestDatabase.newDataSource(12);
-            pools.add(first);
-            String schema = TestDatabase.freshSchema(first, "cluster");
             for (int i = 0; i < 2; i++) {
-                HikariDataSource pool = i == 0 ? first : TestDatabase.newDataSource(12);
-                if (i > 0) {
-                    pools.add(pool);
-                }
                 runtimes.add(TestRunlane.withExecution(
-                                pool,
+                                pools.get(i),
                                 schema,
                                 UnaryOperator.identity(),
                                 ExecutionSettings.defaults().withWorker(8, Duration.ofMillis(200)),
@@ -139,7 +138,6 @@ class ClusterIntegrationTests {
                     .isEqualTo(runs);
         } finally {
             runtimes.forEach(TestRunlane::stop);
-            pools.forEach(HikariDataSource::close);
         }
     }
 }

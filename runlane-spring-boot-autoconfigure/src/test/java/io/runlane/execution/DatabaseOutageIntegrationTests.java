@@ -7,7 +7,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.time.Duration;
@@ -26,21 +28,22 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * once for the whole outage without a stack trace, and says once that it recovered (issue 15, item 6).
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class DatabaseOutageIntegrationTests {
 
+    @Pool(size = 4)
     private HikariDataSource dataSource;
 
     private JdbcTemplate admin;
 
     private TestRunlane runlane;
 
+    @FreshSchema("outage")
     private String schema;
 
     @BeforeEach
     void startWorker() {
-        dataSource = TestDatabase.newDataSource(4);
         admin = new JdbcTemplate(dataSource);
-        schema = TestDatabase.freshSchema(dataSource, "outage");
         runlane = TestRunlane.withExecution(
                         dataSource,
                         schema,
@@ -55,7 +58,6 @@ class DatabaseOutageIntegrationTests {
     void stop() {
         runlane.stop();
         admin.execute("DROP SCHEMA IF EXISTS " + schema + "_away CASCADE");
-        dataSource.close();
     }
 
     @Test

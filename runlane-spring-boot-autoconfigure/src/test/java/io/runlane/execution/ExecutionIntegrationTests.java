@@ -14,7 +14,9 @@ import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Runs execute through a real worker: outcomes, context, events and ownership release (S-EX, S-IK-3..5, S-SK-1). */
+@RunlaneDatabaseTest
 class ExecutionIntegrationTests {
 
     /** What each attempt saw, by run id. */
@@ -68,16 +71,16 @@ class ExecutionIntegrationTests {
         }
     }
 
+    @Pool(size = 16)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(16);
+    static void start(@FreshSchema("execution") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "execution"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults()
                                 .withWorker(4, Duration.ofMillis(200))
@@ -90,7 +93,6 @@ class ExecutionIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private static TriggerResult trigger(String outcome, String singleton) {

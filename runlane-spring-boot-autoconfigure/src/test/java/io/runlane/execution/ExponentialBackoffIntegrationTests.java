@@ -11,7 +11,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-EX-4: a task's own exponential backoff, through a real worker, measured on the database clock. */
+@RunlaneDatabaseTest
 class ExponentialBackoffIntegrationTests {
 
     /** Fails every time; retries after 1h, 3h, 5h (9h capped), 5h. */
@@ -36,16 +39,16 @@ class ExponentialBackoffIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    static void start(@FreshSchema("exp_backoff") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "exp_backoff"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults()
                                 .withWorker(2, Duration.ofMillis(100))
@@ -58,7 +61,6 @@ class ExponentialBackoffIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private static Run awaitStatus(UUID runId, RunStatus status, int attempts) {

@@ -11,7 +11,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.UUID;
@@ -26,6 +28,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /** A run that ends {@code FAILED} for good gets one line saying so, apart from its attempts' lines (S-EX-33). */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class FinalFailureLogIntegrationTests {
 
     @Task(id = "final.failure", maxAttempts = 2)
@@ -48,16 +51,16 @@ class FinalFailureLogIntegrationTests {
         }
     }
 
+    @Pool(size = 6)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(6);
+    static void start(@FreshSchema("final_failure") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "final_failure"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults()
                                 .withWorker(2, Duration.ofMillis(50))
@@ -70,7 +73,6 @@ class FinalFailureLogIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private static UUID runToTheEnd(String mode) {

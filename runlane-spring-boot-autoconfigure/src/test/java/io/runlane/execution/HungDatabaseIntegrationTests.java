@@ -10,6 +10,8 @@ import io.runlane.RunStatus;
 import io.runlane.internal.kernel.AutoCommitDataSource;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -22,8 +24,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -33,19 +33,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * loops abandon such connections after their network timeout and go on with new ones (S-MO-11), whatever the JDBC
  * URL says. The backends are frozen with {@code SIGSTOP}, so the test server must run on this machine.
  */
+@RunlaneDatabaseTest
 class HungDatabaseIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
-
-    @BeforeAll
-    static void open() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void close() {
-        admin.close();
-    }
 
     private static HikariDataSource pool(String applicationName, int size) {
         HikariConfig config = new HikariConfig();

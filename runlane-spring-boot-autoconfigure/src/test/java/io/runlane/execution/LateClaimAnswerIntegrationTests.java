@@ -14,8 +14,10 @@ import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.LateClaimAnswers;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * lease ran on the database clock meanwhile, so the worker must not start the handler on it, or a run recovered and
  * executed elsewhere would run twice at once (S-EX-1, S-EX-3). The late claim is handed back instead (S-EX-17).
  */
+@RunlaneDatabaseTest
 class LateClaimAnswerIntegrationTests {
 
     private static final Duration LEASE = Duration.ofMillis(1500);
@@ -63,25 +66,23 @@ class LateClaimAnswerIntegrationTests {
     /** The claims whose handlers started, as {@code runId:fencingToken}. */
     private final List<String> started = new CopyOnWriteArrayList<>();
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private LateClaimAnswers late;
 
     private TestRunlane runlane;
 
-    private @Nullable HikariDataSource otherDataSource;
-
     private @Nullable TestRunlane other;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("late") String schema) {
         ENTERED.clear();
         finish = new CountDownLatch(1);
-        dataSource = TestDatabase.newDataSource(8);
         late = new LateClaimAnswers(dataSource);
         runlane = TestRunlane.withExecution(
                 late,
-                TestDatabase.freshSchema(dataSource, "late"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -104,10 +105,6 @@ class LateClaimAnswerIntegrationTests {
             other.stop();
         }
         runlane.stop();
-        if (otherDataSource != null) {
-            otherDataSource.close();
-        }
-        dataSource.close();
     }
 
     @Test
@@ -151,7 +148,7 @@ class LateClaimAnswerIntegrationTests {
     @Test
     @DisplayName("S-EX-30, S-EX-1: a late claim answer arriving while another instance runs the recovered run starts"
             + " no second execution")
-    void lateClaimAnswerStartsNoSecondExecution() {
+    void lateClaimAnswerStartsNoSecondExecution(@Pool(size = 8) HikariDataSource otherDataSource) {
         late.holdNextClaim();
         UUID runId = runlane.template()
                 .trigger("late.effect", new Effect.Payload("recovered", true))
@@ -160,7 +157,6 @@ class LateClaimAnswerIntegrationTests {
         late.awaitHeld();
         await().atMost(Duration.ofSeconds(10)).until(() -> leaseExpired(runId));
         assertThat(runlane.engine().leaseRescuer().rescueExpired()).isOne();
-        otherDataSource = TestDatabase.newDataSource(8);
         other = runlane.instanceOn(otherDataSource).startWorker();
         await().atMost(Duration.ofSeconds(10)).until(() -> ENTERED.contains("recovered:2"));
 

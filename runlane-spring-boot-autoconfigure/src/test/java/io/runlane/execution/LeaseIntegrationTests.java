@@ -14,7 +14,9 @@ import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Leases, heartbeats, fencing and recovery (S-EX-2, S-EX-3, S-EX-7). */
+@RunlaneDatabaseTest
 class LeaseIntegrationTests {
 
     /** Spins the CPU for the time its payload says, never yielding to Runlane. */
@@ -67,16 +70,16 @@ class LeaseIntegrationTests {
 
     private static final Duration LEASE = Duration.ofMillis(1500);
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(12);
+    void start(@FreshSchema("lease") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "lease"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -96,7 +99,6 @@ class LeaseIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     /** Claims a run the way a worker would and then never heartbeats: a frozen or killed worker. */

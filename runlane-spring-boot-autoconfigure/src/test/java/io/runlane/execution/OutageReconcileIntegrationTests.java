@@ -12,6 +12,8 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -37,6 +39,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * recovery as soon as the outage ends, not a lease later (S-EX-32).
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class OutageReconcileIntegrationTests {
 
     static final Map<UUID, AtomicInteger> CALLS = new ConcurrentHashMap<>();
@@ -65,13 +68,13 @@ class OutageReconcileIntegrationTests {
 
     private final List<String> results = new CopyOnWriteArrayList<>();
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(8);
         admin = new JdbcTemplate(dataSource);
         schema = TestDatabase.freshSchema(dataSource, "reconcile");
         runlane = TestRunlane.withExecution(
@@ -95,7 +98,6 @@ class OutageReconcileIntegrationTests {
     void stop() {
         runlane.stop();
         admin.execute("DROP SCHEMA IF EXISTS " + schema + "_away CASCADE");
-        dataSource.close();
     }
 
     @Test

@@ -14,7 +14,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.UUID;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Outcomes survive a database that refuses them for longer than the lease (S-EX-20, S-EX-3, S-EX-7). */
+@RunlaneDatabaseTest
 class OutcomeRetryIntegrationTests {
 
     @Task(id = "outcome.succeeds")
@@ -71,8 +74,10 @@ class OutcomeRetryIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
+    @FreshSchema("outcome")
     private String schema;
 
     private TestRunlane runlane;
@@ -82,8 +87,6 @@ class OutcomeRetryIntegrationTests {
         Succeeds.RAN.set(0);
         Refuses.RAN.set(0);
         Releases.RAN.set(0);
-        dataSource = TestDatabase.newDataSource(8);
-        schema = TestDatabase.freshSchema(dataSource, "outcome");
         runlane = TestRunlane.withExecution(
                 dataSource,
                 schema,
@@ -102,7 +105,6 @@ class OutcomeRetryIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     /**

@@ -12,7 +12,9 @@ import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Sharing a worker's slots between its queues (S-QC-5). */
+@RunlaneDatabaseTest
 class QueueFairnessIntegrationTests {
 
     private static final String BACKLOG = "default";
@@ -48,16 +51,16 @@ class QueueFairnessIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    void start(@FreshSchema("fairness") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "fairness"),
+                schema,
                 settings -> settings.withQueues(Set.of(BACKLOG, PAYMENTS, REPORTS)),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(50))
@@ -70,7 +73,6 @@ class QueueFairnessIntegrationTests {
     void stop() {
         runlane.stop();
         runlane.engine().close();
-        dataSource.close();
     }
 
     @Test

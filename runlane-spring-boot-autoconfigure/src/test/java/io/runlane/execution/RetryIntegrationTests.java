@@ -16,7 +16,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import jakarta.validation.constraints.NotBlank;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Retries, backoff, failures and releases through a real worker (S-EX-4, S-EX-5, S-EX-6, S-ID-4). */
+@RunlaneDatabaseTest
 class RetryIntegrationTests {
 
     static final Map<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
@@ -75,16 +78,16 @@ class RetryIntegrationTests {
         }
     }
 
+    @Pool(size = 12)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(12);
+    static void start(@FreshSchema("retry") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "retry"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults()
                                 .withWorker(4, Duration.ofMillis(100))
@@ -100,7 +103,6 @@ class RetryIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private static UUID trigger(String taskId, Object payload) {

@@ -3,7 +3,6 @@ package io.runlane.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.Run;
 import io.runlane.RunContext;
 import io.runlane.RunFailedEvent;
@@ -23,8 +22,6 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -42,18 +39,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class RunEndingOutcomesIntegrationTests {
 
-    private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     private static ApplicationContextRunner runner(String owner) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
@@ -64,7 +49,7 @@ class RunEndingOutcomesIntegrationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=4",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, owner),
+                        "runlane.schema.name=" + TestDatabase.freshSchema(owner),
                         "runlane.worker.poll-interval=50ms")
                 .withBean(Idle.class)
                 .withBean(Outcomes.class);

@@ -16,13 +16,13 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -36,21 +36,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Runs that a worker ends are reported to the application after commit (issue 15, item 11): every terminal outcome to
  * {@link RunOutcomeListener} beans, and failures as {@link RunFailedEvent}s.
  */
+@RunlaneDatabaseTest
 class RunOutcomeEventsIntegrationTests {
 
+    @Pool(size = 1)
     private static HikariDataSource admin;
 
     private static String schema;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @Test
     @DisplayName("Issue 15.11: a FAILED run is published as a RunFailedEvent and every outcome reaches the listeners")

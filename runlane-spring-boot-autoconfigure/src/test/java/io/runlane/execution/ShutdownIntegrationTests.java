@@ -11,7 +11,9 @@ import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-EX-8: graceful shutdown stops claiming, lets attempts finish, and never loses a run. */
+@RunlaneDatabaseTest
 class ShutdownIntegrationTests {
 
     static volatile CountDownLatch release = new CountDownLatch(0);
@@ -48,21 +51,20 @@ class ShutdownIntegrationTests {
         }
     }
 
+    @Pool(size = 16)
     private HikariDataSource dataSource;
 
+    @FreshSchema("shutdown")
     private String schema;
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(16);
-        schema = TestDatabase.freshSchema(dataSource, "shutdown");
         STARTED.set(0);
     }
 
     @AfterEach
     void stop() {
         release.countDown();
-        dataSource.close();
     }
 
     private TestRunlane runtime(Duration shutdownTimeout) {

@@ -16,7 +16,9 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.worker.RunWorker;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -47,6 +49,7 @@ import org.springframework.boot.health.contributor.Status;
  * waits, a run's row locked by another transaction, a slow heartbeat and an error thrown inside a heartbeat
  * (S-EX-2, S-EX-11, S-EX-16, S-EX-17, S-MO-4).
  */
+@RunlaneDatabaseTest
 class WorkerFaultIntegrationTests {
 
     private static final String PAYMENTS = "payments";
@@ -123,6 +126,7 @@ class WorkerFaultIntegrationTests {
         void heartbeatSent(int renewed, int skipped);
     }
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -130,11 +134,10 @@ class WorkerFaultIntegrationTests {
     private @Nullable Connection blocker;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(12);
+    void start(@FreshSchema("faults") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "faults"),
+                schema,
                 // claims here wait on purpose for a queue lock another session holds longer than the default
                 // network timeout of the engine's loops (S-MO-11)
                 settings -> settings.withQueues(Set.of("default", PAYMENTS)).withNetworkTimeout(Duration.ofMinutes(1)),
@@ -170,7 +173,6 @@ class WorkerFaultIntegrationTests {
         }
         runlane.stop();
         runlane.engine().close();
-        dataSource.close();
     }
 
     @Test

@@ -12,19 +12,20 @@ import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Which runs a worker takes: known tasks only (rolling deploys), its queues only, and child triggers. */
+@RunlaneDatabaseTest
 class WorkerScopeIntegrationTests {
 
     static final Map<UUID, String> EXECUTED_BY = new ConcurrentHashMap<>();
@@ -61,20 +62,11 @@ class WorkerScopeIntegrationTests {
         }
     }
 
+    @Pool(size = 16)
     private HikariDataSource dataSource;
 
+    @FreshSchema("worker_scope")
     private String schema;
-
-    @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(16);
-        schema = TestDatabase.freshSchema(dataSource, "worker_scope");
-    }
-
-    @AfterEach
-    void stop() {
-        dataSource.close();
-    }
 
     private TestRunlane instance(ExecutionSettings execution, io.runlane.TaskHandler<?>... handlers) {
         return TestRunlane.withExecution(

@@ -8,7 +8,9 @@ import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -25,8 +27,10 @@ import org.junit.jupiter.api.Test;
  * admission statement (issue 16). Every answer stays what the statement alone would give: these tests first make the
  * instance see duplicates only, then check each ownership rule on that path.
  */
+@RunlaneDatabaseTest
 class DuplicateHeavyTriggerIntegrationTests {
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -34,9 +38,8 @@ class DuplicateHeavyTriggerIntegrationTests {
     private String prefix;
 
     @BeforeEach
-    void startDuplicateHeavy() {
-        dataSource = TestDatabase.newDataSource(12);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "dupheavy"), TestTasks.all());
+    void startDuplicateHeavy(@FreshSchema("dupheavy") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
         prefix = "dh-" + UUID.randomUUID().toString().substring(0, 8) + "-";
         TriggerResult first = confirm("warm");
         for (int i = 0; i < 200; i++) {
@@ -47,7 +50,6 @@ class DuplicateHeavyTriggerIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private TriggerResult confirm(String order) {

@@ -12,7 +12,9 @@ import io.runlane.RunStatus;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerResult;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.BuildReport;
@@ -20,7 +22,6 @@ import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -28,21 +29,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Idempotency key ownership and retention (S-IK-1..6, S-IK-8, S-IK-10) against real PostgreSQL. */
+@RunlaneDatabaseTest
 class IdempotencyKeyIntegrationTests {
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "idempotency"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("idempotency") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static TriggerResult refresh(String customerId) {

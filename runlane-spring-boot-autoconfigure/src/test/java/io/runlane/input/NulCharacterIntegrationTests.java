@@ -17,7 +17,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * anything is sent (S-ID-9), and free text written with an outcome has it replaced, so the outcome is still written
  * (S-EX-25).
  */
+@RunlaneDatabaseTest
 class NulCharacterIntegrationTests {
 
     private static final String NUL_REASON = "contains a NUL character (\\u0000), which PostgreSQL jsonb cannot store";
@@ -69,16 +72,16 @@ class NulCharacterIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    static void start(@FreshSchema("nul") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "nul"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
                         EngineListener.NONE,
@@ -90,7 +93,6 @@ class NulCharacterIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private static Nested.Payload nestedWithNul() {

@@ -10,7 +10,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -18,7 +20,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -28,23 +29,19 @@ import org.junit.jupiter.api.Test;
  * orphaned claim can block it (S-IK-13). These tests were written against a separate ownership table, where an orphan
  * was possible; they are kept to prove that deleting runs by hand still never blocks a key.
  */
+@RunlaneDatabaseTest
 class OrphanedKeyIntegrationTests {
 
     private static final String TASK = "orders.confirm";
 
+    @Pool(size = 40)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(40);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "orphan"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("orphan") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static String newOrder() {

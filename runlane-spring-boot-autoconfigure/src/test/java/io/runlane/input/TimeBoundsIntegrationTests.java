@@ -25,7 +25,9 @@ import io.runlane.internal.kernel.PruningSettings;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.kernel.TimeRules;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,6 +51,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link ConfigurationInvalidException} naming the field, before anything is written; the limits themselves are
  * accepted and stored; query bounds beyond them mean no bound; a result wait of any length is accepted.
  */
+@RunlaneDatabaseTest
 class TimeBoundsIntegrationTests {
 
     private static final Duration TOO_LONG = TimeRules.LONGEST.plusMillis(1);
@@ -60,6 +63,7 @@ class TimeBoundsIntegrationTests {
     /** What each {@link TimedCalls} run's call threw, by run id: the field named, or "none". */
     static final Map<UUID, String> REFUSED_FIELDS = new ConcurrentHashMap<>();
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -69,11 +73,10 @@ class TimeBoundsIntegrationTests {
     private static int sequence;
 
     @BeforeAll
-    static void startRunlane() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void startRunlane(@FreshSchema("time_bounds") String schema) {
         runlane = TestRunlane.withExecution(
                         dataSource,
-                        TestDatabase.freshSchema(dataSource, "time_bounds"),
+                        schema,
                         UnaryOperator.identity(),
                         ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
                         EngineListener.NONE,
@@ -87,7 +90,6 @@ class TimeBoundsIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     static Stream<Arguments> badTriggerOptions() {

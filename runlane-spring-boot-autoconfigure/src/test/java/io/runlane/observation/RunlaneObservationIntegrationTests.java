@@ -3,7 +3,6 @@ package io.runlane.observation;
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -18,8 +17,6 @@ import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -32,18 +29,6 @@ class RunlaneObservationIntegrationTests {
 
     /** The observation current inside the handler, by name. */
     static final List<String> CURRENT_IN_HANDLER = new CopyOnWriteArrayList<>();
-
-    private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @Test
     @DisplayName("Issue 15.9: runlane.trigger and runlane.attempt are observed, the attempt current in its handler")
@@ -58,7 +43,7 @@ class RunlaneObservationIntegrationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=4",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "observed"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("observed"),
                         "runlane.worker.poll-interval=50ms")
                 .withBean(ObservationRegistry.class, () -> registry)
                 .withBean(Observed.class, () -> new Observed(registry))

@@ -19,14 +19,15 @@ import io.runlane.TriggerRequest;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.autoconfigure.observation.RunlaneObservationAutoConfiguration;
 import io.runlane.internal.worker.RunWorker;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * S-MO-9: a run stores the trace context of its trigger and its attempts continue it (issue 15, item 9), seen through
  * the observation contexts; {@link TracedRunIntegrationTests} checks the same with a real tracer.
  */
+@RunlaneDatabaseTest
 class TraceContextIntegrationTests {
 
     static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -47,17 +49,8 @@ class TraceContextIntegrationTests {
     /** The run ids the handler ran, in order. */
     static final List<UUID> RAN = new CopyOnWriteArrayList<>();
 
+    @Pool(size = 1)
     private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @BeforeEach
     void forgetRuns() {
@@ -66,11 +59,10 @@ class TraceContextIntegrationTests {
 
     @Test
     @DisplayName("S-MO-9: the headers a tracer writes into the trigger's context are stored and handed to the attempt")
-    void triggerHeadersAreStoredAndContinuedByTheAttempt() {
+    void triggerHeadersAreStoredAndContinuedByTheAttempt(@FreshSchema("trace_stored") String schema) {
         TestObservationRegistry registry = TestObservationRegistry.create();
         AttemptCarriers attempts = new AttemptCarriers();
         registry.observationConfig().observationHandler(new InjectingTracer()).observationHandler(attempts);
-        String schema = TestDatabase.freshSchema(admin, "trace_stored");
         runner(schema).withBean(ObservationRegistry.class, () -> registry).run(context -> {
             RunlaneTemplate template = context.getBean(RunlaneTemplate.class);
             UUID single =
@@ -99,11 +91,10 @@ class TraceContextIntegrationTests {
 
     @Test
     @DisplayName("S-MO-9: a trigger observed without a tracer stores NULL, and its attempt starts a trace of its own")
-    void observedWithoutTracerStoresNothing() {
+    void observedWithoutTracerStoresNothing(@FreshSchema("trace_untraced") String schema) {
         TestObservationRegistry registry = TestObservationRegistry.create();
         AttemptCarriers attempts = new AttemptCarriers();
         registry.observationConfig().observationHandler(attempts);
-        String schema = TestDatabase.freshSchema(admin, "trace_untraced");
         runner(schema).withBean(ObservationRegistry.class, () -> registry).run(context -> {
             context.getBean(RunWorker.class).start();
             UUID runId = context.getBean(RunlaneTemplate.class)
@@ -119,8 +110,7 @@ class TraceContextIntegrationTests {
 
     @Test
     @DisplayName("S-MO-9: without observations, runs store NULL and run as before")
-    void withoutObservationsNothingIsStored() {
-        String schema = TestDatabase.freshSchema(admin, "trace_none");
+    void withoutObservationsNothingIsStored(@FreshSchema("trace_none") String schema) {
         runner(schema).run(context -> {
             assertThat(context).doesNotHaveBean(ObservationRegistry.class);
             context.getBean(RunWorker.class).start();

@@ -3,7 +3,6 @@ package io.runlane.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Span;
@@ -23,8 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,18 +43,6 @@ class TracedRunIntegrationTests {
     /** The trace id the handler saw as current, by run. */
     static final List<String> TRACE_IDS_IN_HANDLER = new CopyOnWriteArrayList<>();
 
-    private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
     @Test
     @DisplayName("S-MO-9: the attempt's span is in the trigger's trace, a child of the trigger's span")
     void attemptContinuesTheTriggersTrace() {
@@ -74,7 +59,7 @@ class TracedRunIntegrationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=4",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "traced_run"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("traced_run"),
                         "runlane.worker.poll-interval=50ms",
                         "management.tracing.sampling.probability=1.0")
                 .withBean(SpanReporter.class, () -> spans::add)

@@ -13,7 +13,9 @@ import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.maintenance.RunPruner;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
@@ -25,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -35,22 +36,17 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * A prune reports runs it skipped because another transaction held them (S-OP-8), and the automatic job does not
  * read the same kept runs again on every tick (S-OP-10).
  */
+@RunlaneDatabaseTest
 class PruneProgressIntegrationTests {
 
+    @Pool(size = 6)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(6);
-        runlane =
-                TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "prune_progress"), TestTasks.all());
-    }
-
-    @AfterEach
-    void stop() {
-        dataSource.close();
+    void start(@FreshSchema("prune_progress") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     /** A finished run of a task without keys, finished {@code age} ago. */

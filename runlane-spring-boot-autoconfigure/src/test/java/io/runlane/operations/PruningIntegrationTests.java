@@ -16,7 +16,9 @@ import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.maintenance.PruningService;
 import io.runlane.internal.maintenance.RunPruner;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
@@ -28,28 +30,23 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /** Pruning (S-OP-3, S-OP-4, S-IK-9) against real PostgreSQL. */
+@RunlaneDatabaseTest
 class PruningIntegrationTests {
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(12);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "pruning"), TestTasks.all());
-    }
-
-    @AfterEach
-    void stop() {
-        dataSource.close();
+    void start(@FreshSchema("pruning") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     /** Inserts finished runs directly, {@code age} after they finished, with a creation event each. */

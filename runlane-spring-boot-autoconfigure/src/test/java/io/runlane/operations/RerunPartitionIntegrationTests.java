@@ -6,38 +6,32 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.TriggerOptions;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.SendMail;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-OP-9, S-QC-3: a rerun or retry stays in its source's partition unless the options name another. */
+@RunlaneDatabaseTest
 class RerunPartitionIntegrationTests {
 
     private static final String LIMITED = "limited";
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void start(@FreshSchema("rerun_partition") String schema) {
         runlane = TestRunlane.start(
-                dataSource,
-                TestDatabase.freshSchema(dataSource, "rerun_partition"),
-                settings -> settings.withQueues(Set.of(LIMITED, "other")),
-                TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+                dataSource, schema, settings -> settings.withQueues(Set.of(LIMITED, "other")), TestTasks.all());
     }
 
     /** A finished run of the default-queue task that was triggered into queue {@code limited} with key {@code k}. */

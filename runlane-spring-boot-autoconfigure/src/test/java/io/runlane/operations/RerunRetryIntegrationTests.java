@@ -11,13 +11,14 @@ import io.runlane.RunStateException;
 import io.runlane.RunStatus;
 import io.runlane.TaskNotFoundException;
 import io.runlane.TriggerOptions;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -25,21 +26,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** S-OP-2: rerun and manual retry create linked runs and never touch their source. */
+@RunlaneDatabaseTest
 class RerunRetryIntegrationTests {
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "rerun"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("rerun") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static Run finishedRefresh(RunStatus status) {

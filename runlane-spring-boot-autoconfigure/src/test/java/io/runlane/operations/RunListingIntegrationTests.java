@@ -10,7 +10,9 @@ import io.runlane.Run;
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
 import io.runlane.TriggerOptions;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -24,31 +26,23 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-OP-1: listing runs with filters and cursor paging. */
+@RunlaneDatabaseTest
 class RunListingIntegrationTests {
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
-        runlane = TestRunlane.start(
-                dataSource,
-                TestDatabase.freshSchema(dataSource, "listing"),
-                settings -> settings.withQueues(Set.of("bulk")),
-                TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("listing") String schema) {
+        runlane =
+                TestRunlane.start(dataSource, schema, settings -> settings.withQueues(Set.of("bulk")), TestTasks.all());
     }
 
     private static List<Run> allPages(RunQuery query) {

@@ -16,7 +16,9 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * when the task has a singleton key, when that run was already stopping, and when a third occurrence comes while the
  * second still waits.
  */
+@RunlaneDatabaseTest
 class CancelOtherSupersedesIntegrationTests {
 
     /** A task with a singleton key from its payload. */
@@ -60,16 +63,16 @@ class CancelOtherSupersedesIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    @Pool(size = 10)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(10);
+    void start(@FreshSchema("cancelother") String schema) {
         runlane = TestRunlane.withSchedules(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "cancelother"),
+                schema,
                 new ScheduleSettings(Duration.ofSeconds(1), Duration.ofHours(4)),
                 ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(50)),
                 EngineListener.NONE,
@@ -80,7 +83,6 @@ class CancelOtherSupersedesIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private String schedule(String taskId) {

@@ -18,21 +18,24 @@ import io.runlane.internal.schedule.ScheduleAnnotations;
 import io.runlane.internal.schedule.ScheduleDeclaration;
 import io.runlane.internal.schedule.ScheduleDeclaration.Overrides;
 import io.runlane.internal.schedule.Schedules;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Declared schedules (S-SC-1, S-SC-5, S-SC-8): annotation, configuration on top, start-up synchronisation. */
+@RunlaneDatabaseTest
 class DeclaredScheduleIntegrationTests {
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -42,11 +45,10 @@ class DeclaredScheduleIntegrationTests {
     private static Schedules engineSchedules;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void start(@FreshSchema("schedule_declared") String schema) {
         runlane = TestRunlane.withSchedules(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "schedule_declared"),
+                schema,
                 ScheduleSettings.defaults(),
                 ExecutionSettings.defaults(),
                 EngineListener.NONE,
@@ -54,11 +56,6 @@ class DeclaredScheduleIntegrationTests {
                 new ScheduleTasks.Report());
         schedules = runlane.template().schedules();
         engineSchedules = runlane.engine().schedules();
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
     }
 
     private static List<ScheduleDeclaration> declarations(Map<String, Overrides> configured) {

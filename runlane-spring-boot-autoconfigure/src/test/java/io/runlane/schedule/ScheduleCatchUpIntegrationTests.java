@@ -11,7 +11,9 @@ import io.runlane.ScheduleOperations;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +21,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -28,8 +29,10 @@ import org.junit.jupiter.api.Test;
  * Catch-up after an outage (S-SC-4, S-SC-7): the schedule's stored next fire time is moved hours into the past, as
  * if no instance had run, and the firer is called directly. The catch-up window is 4 hours.
  */
+@RunlaneDatabaseTest
 class ScheduleCatchUpIntegrationTests {
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -37,21 +40,15 @@ class ScheduleCatchUpIntegrationTests {
     private static ScheduleOperations schedules;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void start(@FreshSchema("schedule_catch_up") String schema) {
         runlane = TestRunlane.withSchedules(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "schedule_catch_up"),
+                schema,
                 new ScheduleSettings(Duration.ofSeconds(1), Duration.ofHours(4)),
                 ExecutionSettings.defaults(),
                 EngineListener.NONE,
                 new ScheduleTasks.Report());
         schedules = runlane.template().schedules();
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
     }
 
     private static String unique(String prefix) {

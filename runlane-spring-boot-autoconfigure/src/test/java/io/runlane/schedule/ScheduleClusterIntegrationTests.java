@@ -11,7 +11,9 @@ import io.runlane.TriggerOutcome;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * schedule for over ten seconds. Every occurrence becomes exactly one run, none is missing while at least one
  * runtime is up, and no firer ever needed the idempotency key to avoid a duplicate: the row lock did.
  */
+@RunlaneDatabaseTest
 class ScheduleClusterIntegrationTests {
 
     /** Counts trigger answers that were not a creation (a second firer reaching an occurrence already fired). */
@@ -44,25 +47,32 @@ class ScheduleClusterIntegrationTests {
 
     @Test
     @DisplayName("S-SC-2: two runtimes fire an every-second schedule for 10 s: one run per occurrence, none missing")
-    void twoRuntimes() {
-        fireAcross(2, false);
+    void twoRuntimes(
+            @Pool(size = 3) HikariDataSource first,
+            @Pool(size = 3) HikariDataSource second,
+            @FreshSchema("schedule_cluster") String schema) {
+        fireAcross(List.of(first, second), schema, false);
     }
 
     @Test
     @DisplayName("S-SC-2: three runtimes, one stopped midway: one run per occurrence, none missing")
-    void threeRuntimesOneStopped() {
-        fireAcross(3, true);
+    void threeRuntimesOneStopped(
+            @Pool(size = 3) HikariDataSource first,
+            @Pool(size = 3) HikariDataSource second,
+            @Pool(size = 3) HikariDataSource third,
+            @FreshSchema("schedule_cluster") String schema) {
+        fireAcross(List.of(first, second, third), schema, true);
     }
 
     @Test
     @DisplayName("S-SC-2: the firer sleeps until the next due time, not a whole poll, and an upsert wakes it")
-    void firerWakesAtTheNextDueTime() {
-        HikariDataSource pool = TestDatabase.newDataSource(3);
+    void firerWakesAtTheNextDueTime(
+            @Pool(size = 3) HikariDataSource pool, @FreshSchema("schedule_wake") String schema) {
         TestRunlane runlane = null;
         try {
             runlane = TestRunlane.withSchedules(
                     pool,
-                    TestDatabase.freshSchema(pool, "schedule_wake"),
+                    schema,
                     new ScheduleSettings(Duration.ofHours(1), Duration.ofHours(1)),
                     ExecutionSettings.defaults(),
                     EngineListener.NONE,
@@ -84,23 +94,15 @@ class ScheduleClusterIntegrationTests {
             if (runlane != null) {
                 runlane.stop();
             }
-            pool.close();
         }
     }
 
-    private void fireAcross(int instances, boolean stopOneMidway) {
-        List<HikariDataSource> pools = new ArrayList<>();
+    /** Fires one schedule across one runtime per pool, the pools standing for separate application instances. */
+    private void fireAcross(List<HikariDataSource> pools, String schema, boolean stopOneMidway) {
         List<TestRunlane> runtimes = new ArrayList<>();
         List<Answers> answers = new ArrayList<>();
         try {
-            HikariDataSource first = TestDatabase.newDataSource(3);
-            pools.add(first);
-            String schema = TestDatabase.freshSchema(first, "schedule_cluster");
-            for (int i = 0; i < instances; i++) {
-                HikariDataSource pool = i == 0 ? first : TestDatabase.newDataSource(3);
-                if (i > 0) {
-                    pools.add(pool);
-                }
+            for (HikariDataSource pool : pools) {
                 Answers answer = new Answers();
                 answers.add(answer);
                 runtimes.add(TestRunlane.withSchedules(
@@ -112,7 +114,7 @@ class ScheduleClusterIntegrationTests {
                         new ScheduleTasks.Report()));
             }
             TestRunlane observer = runtimes.get(0);
-            String id = "tick-" + instances;
+            String id = "tick-" + pools.size();
             observer.template()
                     .schedules()
                     .upsert(ScheduleDefinition.builder(id, "schedules.report")
@@ -155,7 +157,6 @@ class ScheduleClusterIntegrationTests {
                     .isEqualTo(occurrences.size());
         } finally {
             runtimes.forEach(TestRunlane::stop);
-            pools.forEach(HikariDataSource::close);
         }
     }
 

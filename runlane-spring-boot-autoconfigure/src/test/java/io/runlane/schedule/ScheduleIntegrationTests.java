@@ -16,7 +16,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,8 +37,10 @@ import org.junit.jupiter.api.Test;
  * Schedules (S-SC-2..5) against real PostgreSQL. Firing is driven by calling the firer directly after moving a
  * schedule's stored next fire time into the past, so no test waits for real time to pass.
  */
+@RunlaneDatabaseTest
 class ScheduleIntegrationTests {
 
+    @Pool(size = 10)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -65,11 +69,10 @@ class ScheduleIntegrationTests {
     }
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(10);
+    static void start(@FreshSchema("schedules") String schema) {
         runlane = TestRunlane.withSchedules(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "schedules"),
+                schema,
                 new ScheduleSettings(Duration.ofSeconds(1), Duration.ofHours(4)),
                 ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
                 REPORTS,
@@ -81,7 +84,6 @@ class ScheduleIntegrationTests {
     @AfterAll
     static void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     @AfterEach

@@ -10,20 +10,23 @@ import io.runlane.ScheduleOperations;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.ScheduleSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-SC-5: every bad run-time schedule fails with a typed error naming the schedule and the field; nothing is written. */
+@RunlaneDatabaseTest
 class ScheduleValidationIntegrationTests {
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -31,21 +34,15 @@ class ScheduleValidationIntegrationTests {
     private static ScheduleOperations schedules;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void start(@FreshSchema("schedule_input") String schema) {
         runlane = TestRunlane.withSchedules(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "schedule_input"),
+                schema,
                 ScheduleSettings.defaults(),
                 ExecutionSettings.defaults(),
                 EngineListener.NONE,
                 new ScheduleTasks.Report());
         schedules = runlane.template().schedules();
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
     }
 
     private static ScheduleDefinition.Builder report(String id) {

@@ -9,7 +9,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.schema.RunlaneChangelog;
 import io.runlane.internal.schema.RunlaneChangelog.ChangelogFile;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -20,8 +22,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,30 +32,21 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * 16). A schema that held keys the old way is migrated with each key's owner, retention and freedom unchanged: the
  * test writes every kind of old row, applies 010, and triggers each key again (S-IK-1..5, S-IK-10).
  */
+@RunlaneDatabaseTest
 class KeyOwnershipMigrationIntegrationTests {
 
     private static final String TASK = "orders.confirm";
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     @TempDir
     static Path migrations;
 
-    @BeforeAll
-    static void open() {
-        dataSource = TestDatabase.newDataSource(8);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
-
     @Test
     @DisplayName("Issue 16, S-IK-1..5, S-IK-10: keys held in idempotency_keys keep their owner, retention and freedom"
             + " through changeset 010")
-    void keysKeepTheirOwnersThroughTheMigration() throws IOException {
-        String schema = TestDatabase.freshSchema(dataSource, "keymig");
+    void keysKeepTheirOwnersThroughTheMigration(@FreshSchema("keymig") String schema) throws IOException {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         migrate(schema, false);
         UUID active = oldRun(jdbc, schema, "active", "QUEUED", null, 86_400_000L);

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
 import io.runlane.testsupport.RowRules;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -19,25 +20,21 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * for every write of a run; the test suite checks them instead, against every row a test leaves behind
  * ({@link TestRunlane#stop()}). This shows that the check would catch each rule broken.
  */
+@RunlaneDatabaseTest
 class RowRulesIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource dataSource;
 
+    @FreshSchema("rowrules")
     private static String schema;
 
     private static JdbcTemplate jdbc;
 
     @BeforeAll
     static void migrate() {
-        dataSource = TestDatabase.newDataSource(2);
-        schema = TestDatabase.freshSchema(dataSource, "rowrules");
         TestRunlane.start(dataSource, schema, TestTasks.all()).stop();
         jdbc = new JdbcTemplate(dataSource);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
     }
 
     @Test

@@ -3,11 +3,12 @@ package io.runlane.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -21,12 +22,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * scan of that index visits the entry of every run that finished since the last vacuum, so choosing it for a batch
  * of ids made completions slower the more runs had finished (issue 16, steady-load latency).
  */
+@RunlaneDatabaseTest
 class RunningIndexPlanIntegrationTests {
 
     private static final String RUNNING_INDEX = "runs_running_idx";
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
+    @FreshSchema("runidx")
     private static String schema;
 
     private static JdbcTemplate jdbc;
@@ -35,8 +39,6 @@ class RunningIndexPlanIntegrationTests {
 
     @BeforeAll
     static void fill() {
-        dataSource = TestDatabase.newDataSource(4);
-        schema = TestDatabase.freshSchema(dataSource, "runidx");
         TestRunlane.start(dataSource, schema, TestTasks.all()).stop();
         jdbc = new JdbcTemplate(dataSource);
         jdbc.update(("INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,"
@@ -51,11 +53,6 @@ class RunningIndexPlanIntegrationTests {
         jdbc.execute("ANALYZE " + schema + ".runs");
         runningIds =
                 jdbc.queryForList("SELECT id::text FROM " + schema + ".runs WHERE status = 'RUNNING'", String.class);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.testsupport.Concurrently;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +22,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Instances of an application starting together on an empty schema each run the initializer on their own connection
  * pool; one of them creates the schema and the others find it complete.
  */
+@RunlaneDatabaseTest
 class SchemaInitializerConcurrencyIntegrationTests {
 
     private static final int INSTANCES = 4;
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
     private static final List<HikariDataSource> instances = new ArrayList<>();
@@ -32,12 +37,10 @@ class SchemaInitializerConcurrencyIntegrationTests {
     private static List<String> completeChangelog;
 
     @BeforeAll
-    static void initializeAReferenceSchemaAlone() {
-        admin = TestDatabase.newDataSource(2);
+    static void initializeAReferenceSchemaAlone(@FreshSchema("schema_reference") String reference) {
         for (int i = 0; i < INSTANCES; i++) {
             instances.add(TestDatabase.newDataSource(1));
         }
-        String reference = TestDatabase.freshSchema(admin, "schema_reference");
         new RunlaneSchemaInitializer(admin, reference).initialize();
         completeTables = tables(reference);
         completeChangelog = changelog(reference);
@@ -46,14 +49,11 @@ class SchemaInitializerConcurrencyIntegrationTests {
     @AfterAll
     static void closeDataSources() {
         instances.forEach(HikariDataSource::close);
-        admin.close();
     }
 
     @RepeatedTest(10)
     @DisplayName("Finding 11: four instances starting at once on an empty schema all start, and the schema is complete")
-    void instancesStartingTogetherOnAnEmptySchemaAllSucceed() {
-        String schema = TestDatabase.freshSchema(admin, "schema_race");
-
+    void instancesStartingTogetherOnAnEmptySchemaAllSucceed(@FreshSchema("schema_race") String schema) {
         List<Concurrently.Outcome<String>> outcomes = Concurrently.run(INSTANCES, i -> () -> {
             DataSource instance = instances.get(i);
             new RunlaneSchemaInitializer(instance, schema).initialize();

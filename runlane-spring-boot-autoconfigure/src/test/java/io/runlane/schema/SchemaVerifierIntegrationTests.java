@@ -10,6 +10,9 @@ import io.runlane.internal.schema.RunlaneChangelog.ChangelogFile;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
 import io.runlane.internal.schema.RunlaneSchemaVerifier;
 import io.runlane.internal.schema.SchemaNotAppliedException;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,9 +34,6 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,32 +44,20 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Flyway; start-up then checks that every file of the jar's changelog is applied (issue 15, item 3). Real Liquibase
  * and Flyway runs against PostgreSQL.
  */
+@RunlaneDatabaseTest
 class SchemaVerifierIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource admin;
 
+    @FreshSchema("verify_runlane")
     private String runlaneSchema;
 
+    @FreshSchema("verify_app")
     private String appSchema;
 
     @TempDir
     Path migrations;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
-
-    @BeforeEach
-    void freshSchemas() {
-        runlaneSchema = TestDatabase.freshSchema(admin, "verify_runlane");
-        appSchema = TestDatabase.freshSchema(admin, "verify_app");
-    }
 
     @Test
     @DisplayName("Issue 15.3: a schema Runlane applied itself passes the check")
@@ -137,9 +125,8 @@ class SchemaVerifierIntegrationTests {
 
     @Test
     @DisplayName("Issue 15.3: another schema's complete history does not vouch for Runlane's schema")
-    void historyOfAnotherSchemaIsIgnored() throws Exception {
+    void historyOfAnotherSchemaIsIgnored(@FreshSchema("verify_other") String otherRunlaneSchema) throws Exception {
         applyWithApplicationLiquibase();
-        String otherRunlaneSchema = TestDatabase.freshSchema(admin, "verify_other");
 
         SchemaNotAppliedException failure = catchThrowableOfType(
                 SchemaNotAppliedException.class,

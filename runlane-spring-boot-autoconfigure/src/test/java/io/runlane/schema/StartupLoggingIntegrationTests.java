@@ -2,13 +2,12 @@ package io.runlane.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -27,24 +26,12 @@ import org.springframework.context.annotation.Import;
 
 /** A first start on an empty schema is quiet: a line or two at INFO, and no ERROR (issue 15, item 7). */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class StartupLoggingIntegrationTests {
-
-    private static HikariDataSource admin;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @Test
     @DisplayName("Issue 15.7: applying the changelog on a first start logs one INFO line, and nothing at ERROR")
-    void firstStartLogsOneLineForTheSchemaAndNoError(CapturedOutput output) {
-        String schema = TestDatabase.freshSchema(admin, "quiet_start");
+    void firstStartLogsOneLineForTheSchemaAndNoError(CapturedOutput output, @FreshSchema("quiet_start") String schema) {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(QuietApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)

@@ -22,7 +22,9 @@ import io.runlane.TaskFunction;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +45,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Signals (S-SG-1..5): a mailbox per run and name, sent in the caller's transaction, consumed first in first out by
  * {@code awaitSignal}, memoized like a step, never lost, never consumed twice.
  */
+@RunlaneDatabaseTest
 class SignalsIntegrationTests {
 
     static final Map<UUID, AtomicInteger> EXECUTIONS = new ConcurrentHashMap<>();
@@ -77,6 +80,7 @@ class SignalsIntegrationTests {
         }
     }
 
+    @Pool(size = 40)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -84,11 +88,10 @@ class SignalsIntegrationTests {
     private SignalOperations signals;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(40);
+    void start(@FreshSchema("signals") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "signals"),
+                schema,
                 settings -> settings,
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -101,7 +104,6 @@ class SignalsIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private UUID approver(int count, Duration timeout) {

@@ -21,7 +21,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * Singleton conflict policies (S-CP-1, S-CP-2, S-CP-4, S-CP-5): what a trigger does when its singleton key is held,
  * decided by the database against the key's current holder.
  */
+@RunlaneDatabaseTest
 class SingletonConflictPolicyIntegrationTests {
 
     static final Map<String, CountDownLatch> GATES = new ConcurrentHashMap<>();
@@ -104,17 +107,17 @@ class SingletonConflictPolicyIntegrationTests {
         }
     }
 
+    @Pool(size = 40)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("policies") String schema) {
         GATES.clear();
-        dataSource = TestDatabase.newDataSource(40);
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "policies"),
+                schema,
                 settings -> settings,
                 ExecutionSettings.defaults()
                         .withWorker(4, Duration.ofMillis(100))
@@ -129,7 +132,6 @@ class SingletonConflictPolicyIntegrationTests {
     void stop() {
         GATES.values().forEach(CountDownLatch::countDown);
         runlane.stop();
-        dataSource.close();
     }
 
     private static TriggerOptions policy(SingletonConflictPolicy policy) {

@@ -21,7 +21,9 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * {@code SUPERSEDE} (S-CP-3, S-SK-4): newest wins; a waiting holder is cancelled at once, a running one is asked to
  * cancel while the new run waits for it, and two runs of one key never execute at the same time.
  */
+@RunlaneDatabaseTest
 class SupersedeIntegrationTests {
 
     /** One execution of a run: when its handler started and returned (nanoTime). */
@@ -67,17 +70,17 @@ class SupersedeIntegrationTests {
         }
     }
 
+    @Pool(size = 40)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("supersede") String schema) {
         EXECUTIONS.clear();
-        dataSource = TestDatabase.newDataSource(40);
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "supersede"),
+                schema,
                 settings -> settings,
                 ExecutionSettings.defaults()
                         .withWorker(4, Duration.ofMillis(50))
@@ -91,7 +94,6 @@ class SupersedeIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private TriggerResult sync(String key, long millis) {

@@ -16,7 +16,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * predecessor's handler still executes on a live instance, even after the cancellation grace made it {@code
  * CANCELLED} (S-CA-5).
  */
+@RunlaneDatabaseTest
 class SupersedeSuccessorTimingIntegrationTests {
 
     /** One execution of a run: when its handler started and returned (nanoTime). */
@@ -88,16 +91,16 @@ class SupersedeSuccessorTimingIntegrationTests {
         BY_MAINTENANCE
     }
 
+    @Pool(size = 20)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("timing") String schema) {
         EXECUTIONS.clear();
         release = new CountDownLatch(1);
-        dataSource = TestDatabase.newDataSource(20);
-        runlane = instance(TestDatabase.freshSchema(dataSource, "timing"), Duration.ofSeconds(1));
+        runlane = instance(schema, Duration.ofSeconds(1));
     }
 
     private TestRunlane instance(String schema, Duration lease) {
@@ -120,7 +123,6 @@ class SupersedeSuccessorTimingIntegrationTests {
     void stop() {
         release.countDown();
         runlane.stop();
-        dataSource.close();
     }
 
     private TriggerResult sync(String key, boolean stubborn) {

@@ -11,7 +11,9 @@ import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.RefreshCustomer;
@@ -21,7 +23,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -31,21 +32,17 @@ import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Singleton key ownership (S-SK-1..5) against real PostgreSQL. */
+@RunlaneDatabaseTest
 class SingletonKeyIntegrationTests {
 
+    @Pool(size = 40)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(40);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "singleton"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("singleton") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static TriggerResult sync(String accountId) {

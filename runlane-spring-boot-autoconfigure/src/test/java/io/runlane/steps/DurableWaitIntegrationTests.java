@@ -17,7 +17,9 @@ import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * keys, spends no retry budget, and wakes by time or by the end of the run it awaits. Every task here runs in the
  * queue {@code solo}, whose concurrency limit is 1.
  */
+@RunlaneDatabaseTest
 class DurableWaitIntegrationTests {
 
     static final Map<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
@@ -136,16 +139,16 @@ class DurableWaitIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    void start(@FreshSchema("waits") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "waits"),
+                schema,
                 settings -> settings.withQueues(Set.of("solo", "elsewhere")),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -164,7 +167,6 @@ class DurableWaitIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private Run awaitStatus(UUID runId, RunStatus status) {

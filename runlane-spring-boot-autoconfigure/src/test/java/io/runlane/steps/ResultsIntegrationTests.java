@@ -17,7 +17,9 @@ import io.runlane.TaskFunction;
 import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Stored results and awaiting them (S-RS-1..3, S-RS-5). */
+@RunlaneDatabaseTest
 class ResultsIntegrationTests {
 
     /** Quotes a price; may fail, hold on a latch, or return something too large. */
@@ -68,18 +71,16 @@ class ResultsIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
-
-    private HikariDataSource otherDataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    void start(@FreshSchema("results") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "results"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -92,10 +93,6 @@ class ResultsIntegrationTests {
     void stop() {
         ComputeQuote.HOLDS.values().forEach(CountDownLatch::countDown);
         runlane.stop();
-        dataSource.close();
-        if (otherDataSource != null) {
-            otherDataSource.close();
-        }
     }
 
     private UUID trigger(String sku, String mode) {
@@ -191,9 +188,8 @@ class ResultsIntegrationTests {
     @Test
     @DisplayName("S-RS-2: 200 concurrent awaiters of one run, on this instance and another, are all woken with its"
             + " result")
-    void twoHundredAwaitersAreAllWoken() {
+    void twoHundredAwaitersAreAllWoken(@Pool(size = 4) HikariDataSource otherDataSource) {
         UUID held = trigger("crowd", "hold");
-        otherDataSource = TestDatabase.newDataSource(4);
         TestRunlane other = runlane.instanceOn(otherDataSource);
         runlane.startWorker();
         await().atMost(Duration.ofSeconds(10)).until(() -> runlane.run(held).status() == RunStatus.RUNNING);

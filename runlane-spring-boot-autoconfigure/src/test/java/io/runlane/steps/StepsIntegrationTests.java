@@ -21,7 +21,9 @@ import io.runlane.internal.step.AttemptFencedOut;
 import io.runlane.internal.step.AttemptSteps;
 import io.runlane.internal.step.StepIds;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Durable steps (S-ST-1..6): memoized, fenced by the claim, replayed across attempts and instances. */
+@RunlaneDatabaseTest
 class StepsIntegrationTests {
 
     /** Calls to step functions, by "<run id>/<step>". */
@@ -166,18 +169,16 @@ class StepsIntegrationTests {
         }
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
-
-    private HikariDataSource otherDataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    void start(@FreshSchema("steps") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "steps"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -195,10 +196,6 @@ class StepsIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
-        if (otherDataSource != null) {
-            otherDataSource.close();
-        }
     }
 
     private Run awaitStatus(TestRunlane instance, UUID runId, RunStatus status) {
@@ -246,7 +243,8 @@ class StepsIntegrationTests {
     @Test
     @DisplayName("S-ST-1: an attempt killed between two steps is recovered by another instance, which does not"
             + " repeat the completed step")
-    void recoveredAttemptDoesNotRepeatACompletedStep() throws Exception {
+    void recoveredAttemptDoesNotRepeatACompletedStep(@Pool(size = 8) HikariDataSource otherDataSource)
+            throws Exception {
         UUID runId = runlane.template()
                 .trigger("steps.twoSteps", new TwoSteps.Payload("a"))
                 .runId();
@@ -260,7 +258,6 @@ class StepsIntegrationTests {
                 .isEqualTo(1);
         // The worker dies here: no heartbeat, no outcome.
 
-        otherDataSource = TestDatabase.newDataSource(8);
         TestRunlane other = runlane.instanceOn(otherDataSource);
         try {
             other.startMaintenance().startWorker();

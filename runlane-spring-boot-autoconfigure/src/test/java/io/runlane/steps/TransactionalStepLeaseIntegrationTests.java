@@ -17,6 +17,8 @@ import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.step.AttemptFencedOut;
 import io.runlane.internal.step.AttemptSteps;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
@@ -43,6 +45,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * A transactional step and the run's lease (S-ST-15, S-EX-16): the step's lock on the run's row never holds back the
  * worker's heartbeat, and the step's record statement is the fence against an attempt that lost the run meanwhile.
  */
+@RunlaneDatabaseTest
 class TransactionalStepLeaseIntegrationTests {
 
     private static final Duration LEASE = Duration.ofMillis(1000);
@@ -79,6 +82,7 @@ class TransactionalStepLeaseIntegrationTests {
         }
     }
 
+    @Pool(size = 6)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
@@ -90,7 +94,6 @@ class TransactionalStepLeaseIntegrationTests {
         CALLS.set(0);
         entered = new CountDownLatch(1);
         release = new CountDownLatch(1);
-        dataSource = TestDatabase.newDataSource(6);
         runlane = TestRunlane.withExecution(
                 dataSource,
                 TestDatabase.freshSchema(dataSource, "txlease"),
@@ -111,7 +114,6 @@ class TransactionalStepLeaseIntegrationTests {
     void stop() {
         release.countDown();
         runlane.stop();
-        dataSource.close();
     }
 
     @Test

@@ -12,6 +12,9 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -50,6 +53,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * CrudRepository} on Runlane's {@code DataSource} saves through it in a step; the save joins the step's transaction,
  * so it is rolled back with a failing step and committed once with the step's record.
  */
+@RunlaneDatabaseTest
 class TransactionalStepRepositoryIntegrationTests {
 
     /** What the handler saw, by "<run id>/<what>/<attempt>". */
@@ -147,16 +151,16 @@ class TransactionalStepRepositoryIntegrationTests {
         }
     }
 
+    @Pool(size = 2)
     private HikariDataSource admin;
 
+    @FreshSchema("txrepo")
     private String schema;
 
     private ConfigurableApplicationContext context;
 
     @BeforeEach
     void start() {
-        admin = TestDatabase.newDataSource(2);
-        schema = TestDatabase.freshSchema(admin, "txrepo");
         context = new SpringApplicationBuilder(Application.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
@@ -182,7 +186,6 @@ class TransactionalStepRepositoryIntegrationTests {
         if (context != null) {
             context.close();
         }
-        admin.close();
     }
 
     @Test

@@ -18,6 +18,8 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.step.AttemptFencedOut;
 import io.runlane.internal.step.AttemptSteps;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import java.sql.Connection;
@@ -44,6 +46,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /** Transactional steps (S-ST-8): database effects and the step's record commit together, exactly once per run. */
+@RunlaneDatabaseTest
 class TransactionalStepsIntegrationTests {
 
     /** Calls to step functions, by "<run id>/<step>". */
@@ -240,6 +243,7 @@ class TransactionalStepsIntegrationTests {
             .withBackoff(Duration.ofMillis(1), Duration.ofMillis(1))
             .withRecoveryInterval(Duration.ofMillis(200));
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private final List<HikariDataSource> otherDataSources = new ArrayList<>();
@@ -250,7 +254,6 @@ class TransactionalStepsIntegrationTests {
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(8);
         runlane = TestRunlane.withExecution(
                 dataSource,
                 TestDatabase.freshSchema(dataSource, "txsteps"),
@@ -274,7 +277,6 @@ class TransactionalStepsIntegrationTests {
         others.forEach(TestRunlane::stop);
         runlane.stop();
         otherDataSources.forEach(HikariDataSource::close);
-        dataSource.close();
     }
 
     private Run awaitStatus(TestRunlane instance, UUID runId, RunStatus status) {

@@ -10,7 +10,9 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.internal.kernel.ExecutionSettings;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * How parked runs wake (S-RS-4, S-CA-2), driven statement by statement: the parking statement, the ending statement's
  * own wake-up, the wake-up after its commit, and maintenance's safety net.
  */
+@RunlaneDatabaseTest
 class WakeUpIntegrationTests {
 
     /** A task that does nothing; these tests claim and park its runs by hand. */
@@ -40,16 +43,16 @@ class WakeUpIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    @Pool(size = 8)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    void start(@FreshSchema("wakeups") String schema) {
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "wakeups"),
+                schema,
                 settings -> settings.withQueues(Set.of("solo")),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -61,7 +64,6 @@ class WakeUpIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private Run awaitStatus(UUID runId, RunStatus status) {

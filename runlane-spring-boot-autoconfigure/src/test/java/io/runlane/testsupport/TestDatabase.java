@@ -12,7 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The one PostgreSQL server of a test JVM: an existing server when {@code RUNLANE_TEST_JDBC_URL} is set, otherwise
- * an embedded PostgreSQL started on first use and stopped with the JVM. Tests isolate themselves by schema.
+ * an embedded PostgreSQL started on first use and stopped with the JVM. Tests isolate themselves by schema, and most
+ * get their pools and schemas through {@link RunlaneDatabaseTest} rather than from here.
  */
 public final class TestDatabase {
 
@@ -21,6 +22,8 @@ public final class TestDatabase {
     private static final AtomicInteger SCHEMAS = new AtomicInteger();
 
     private static volatile String jdbcUrl;
+
+    private static HikariDataSource admin;
 
     private TestDatabase() {}
 
@@ -55,6 +58,22 @@ public final class TestDatabase {
         }
         new JdbcTemplate(dataSource).execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         return schema;
+    }
+
+    /**
+     * {@link #freshSchema(DataSource, String)} through a small pool that the whole test JVM shares, so that reserving
+     * a schema costs a test none of its own connections.
+     */
+    public static String freshSchema(String owner) {
+        return freshSchema(admin(), owner);
+    }
+
+    private static synchronized HikariDataSource admin() {
+        if (admin == null) {
+            // its threads are daemons and its connections end with the JVM, like the embedded server
+            admin = newDataSource(2);
+        }
+        return admin;
     }
 
     private static String startEmbedded() {

@@ -8,34 +8,31 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.SendMail;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** S-RL-2: event 1 (created) is read off the run's row; a trigger stores no event row. */
+@RunlaneDatabaseTest
 class CreationEventIntegrationTests {
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(4);
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "created"), TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+    static void start(@FreshSchema("created") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, TestTasks.all());
     }
 
     private static long storedEvents(UUID runId) {

@@ -6,7 +6,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.testsupport.DatabaseGate;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.sql.SQLException;
@@ -21,27 +23,25 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** A trigger whose connection is cut while it runs fails with the cause, not with the failed rollback after it. */
+@RunlaneDatabaseTest
 class TriggerConnectionLossIntegrationTests {
 
+    @Pool(size = 2)
     private HikariDataSource admin;
 
+    @Pool(size = 2)
     private HikariDataSource application;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
-        admin = TestDatabase.newDataSource(2);
-        application = TestDatabase.newDataSource(2);
-        runlane =
-                TestRunlane.start(application, TestDatabase.freshSchema(admin, "connection_loss"), new ConfirmOrder());
+    void start(@FreshSchema("connection_loss") String schema) {
+        runlane = TestRunlane.start(application, schema, new ConfirmOrder());
     }
 
     @AfterEach
     void stop() {
         runlane.stop();
-        application.close();
-        admin.close();
     }
 
     @Test

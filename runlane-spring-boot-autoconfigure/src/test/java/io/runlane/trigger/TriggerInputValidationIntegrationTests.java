@@ -19,7 +19,9 @@ import io.runlane.TaskNotFoundException;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -36,7 +38,6 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +49,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * no run, no event, no key ownership (S-ID-1, S-ID-3, S-ID-4, S-ID-5, S-IK-6). Every refusal is checked against the
  * row counts of all of Runlane's tables.
  */
+@RunlaneDatabaseTest
 class TriggerInputValidationIntegrationTests {
 
     private static final String DECLARED_QUEUE = "reports";
@@ -56,6 +58,7 @@ class TriggerInputValidationIntegrationTests {
 
     private static final ThrowingResolversTask THROWING_RESOLVERS = new ThrowingResolversTask();
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
@@ -63,25 +66,19 @@ class TriggerInputValidationIntegrationTests {
     private static RunlaneTemplate template;
 
     @BeforeAll
-    static void startRunlane() {
-        dataSource = TestDatabase.newDataSource(4);
+    static void startRunlane(@FreshSchema("trigger_input") String schema) {
         List<TaskHandler<?>> handlers = new ArrayList<>(Arrays.asList(TestTasks.all()));
         handlers.add(new KeyedTask());
         handlers.add(THROWING_RESOLVERS);
         handlers.add(new SneakyResolverTask());
         runlane = TestRunlane.start(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "trigger_input"),
+                schema,
                 settings -> settings.withQueues(Set.of(DECLARED_QUEUE, LONGEST_QUEUE)),
                 handlers.toArray(TaskHandler<?>[]::new));
         template = runlane.template();
         // One stored run with every kind of key, so that a refused call has rows it could disturb.
         template.trigger(KeyedTask.ID, new KeyedTask.Payload("seed-idempotency", "seed-singleton", "seed-concurrency"));
-    }
-
-    @AfterAll
-    static void closeDataSource() {
-        dataSource.close();
     }
 
     // S-ID-1: every id and key is checked, whether it comes from the call or from a task's resolver.

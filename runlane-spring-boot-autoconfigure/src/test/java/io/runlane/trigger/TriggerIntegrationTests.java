@@ -12,7 +12,9 @@ import io.runlane.TriggerOptions;
 import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -25,7 +27,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -33,25 +34,18 @@ import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Triggering (S-TR-1..5) against real PostgreSQL. */
+@RunlaneDatabaseTest
 class TriggerIntegrationTests {
 
+    @Pool(size = 8)
     private static HikariDataSource dataSource;
 
     private static TestRunlane runlane;
 
     @BeforeAll
-    static void start() {
-        dataSource = TestDatabase.newDataSource(8);
+    static void start(@FreshSchema("trigger") String schema) {
         runlane = TestRunlane.start(
-                dataSource,
-                TestDatabase.freshSchema(dataSource, "trigger"),
-                settings -> settings.withQueues(Set.of("priority")),
-                TestTasks.all());
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
+                dataSource, schema, settings -> settings.withQueues(Set.of("priority")), TestTasks.all());
     }
 
     private static Instant databaseNow() {

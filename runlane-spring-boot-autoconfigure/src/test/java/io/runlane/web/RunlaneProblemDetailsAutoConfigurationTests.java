@@ -6,7 +6,6 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
@@ -19,8 +18,6 @@ import io.runlane.autoconfigure.web.RunlaneProblemDetailsAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsExceptionHandler;
 import io.runlane.testsupport.TestDatabase;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -42,19 +39,7 @@ class RunlaneProblemDetailsAutoConfigurationTests {
 
     private static final UUID OWNER = UUID.fromString("01890000-0000-7000-8000-000000000001");
 
-    private static HikariDataSource admin;
-
     private WebApplicationContextRunner runner;
-
-    @BeforeAll
-    static void openAdminDataSource() {
-        admin = TestDatabase.newDataSource(1);
-    }
-
-    @AfterAll
-    static void closeAdminDataSource() {
-        admin.close();
-    }
 
     @BeforeEach
     void runner() {
@@ -70,7 +55,7 @@ class RunlaneProblemDetailsAutoConfigurationTests {
                 .withPropertyValues(
                         "spring.datasource.url=" + TestDatabase.jdbcUrl(),
                         "spring.datasource.hikari.maximum-pool-size=2",
-                        "runlane.schema.name=" + TestDatabase.freshSchema(admin, "problems"),
+                        "runlane.schema.name=" + TestDatabase.freshSchema("problems"),
                         "runlane.worker.enabled=false")
                 .withBean(FailingController.class);
     }

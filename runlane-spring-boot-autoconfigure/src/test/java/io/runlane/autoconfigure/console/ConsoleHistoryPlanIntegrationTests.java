@@ -6,6 +6,9 @@ import com.jayway.jsonpath.JsonPath;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.schema.RunlaneSchemaInitializer;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.sql.Types;
 import java.util.List;
@@ -14,7 +17,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,7 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  * which PostgreSQL may switch to for a statement prepared on a pooled connection, reads the same index in order. The
  * plans are printed for the record.
  */
+@RunlaneDatabaseTest
 class ConsoleHistoryPlanIntegrationTests {
 
     private static final int ROWS = 20_000;
@@ -73,6 +76,7 @@ class ConsoleHistoryPlanIntegrationTests {
             FROM %1$s.runs r, generate_series(1, r.last_event_seq - 4) g
             """;
 
+    @Pool(size = 2)
     private static HikariDataSource dataSource;
 
     private static JdbcTemplate jdbc;
@@ -84,12 +88,11 @@ class ConsoleHistoryPlanIntegrationTests {
 
     private static SqlTemplate sql;
 
+    @FreshSchema("console_plans")
     private static String schema;
 
     @BeforeAll
     static void aLongRunAmongManyShortOnes() {
-        dataSource = TestDatabase.newDataSource(2);
-        schema = TestDatabase.freshSchema(dataSource, "console_plans");
         new RunlaneSchemaInitializer(dataSource, schema).initialize();
         jdbc = new JdbcTemplate(dataSource);
         String url = TestDatabase.jdbcUrl();
@@ -103,11 +106,6 @@ class ConsoleHistoryPlanIntegrationTests {
         for (String table : List.of("runs", "run_events", "run_steps", "run_signals")) {
             jdbc.execute("VACUUM ANALYZE " + schema + "." + table);
         }
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
     }
 
     @Test

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.testsupport.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,19 +22,11 @@ import org.springframework.jdbc.support.JdbcTransactionManager;
  * once per outage (S-MO-4).
  */
 @ExtendWith(OutputCaptureExtension.class)
+@RunlaneDatabaseTest
 class ReadCommittedTransactionsIntegrationTests {
 
+    @Pool(size = 2)
     private static HikariDataSource dataSource;
-
-    @BeforeAll
-    static void open() {
-        dataSource = TestDatabase.newDataSource(2);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
 
     @Test
     @DisplayName("S-MO-4: a transaction whose connection is cut throws the work's failure and logs no ERROR")

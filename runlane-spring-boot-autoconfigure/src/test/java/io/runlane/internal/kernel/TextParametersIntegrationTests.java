@@ -3,12 +3,12 @@ package io.runlane.internal.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,21 +18,17 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * S-OP-13: an optional time or id sent as text and cast by the statement is the value the driver stored when it
  * bound the typed value itself: rounded half up to the microsecond, years past 9999 included.
  */
+@RunlaneDatabaseTest
 class TextParametersIntegrationTests {
 
+    @Pool(size = 1)
     private HikariDataSource dataSource;
 
     private JdbcTemplate jdbc;
 
     @BeforeEach
     void start() {
-        dataSource = TestDatabase.newDataSource(1);
         jdbc = new JdbcTemplate(dataSource);
-    }
-
-    @AfterEach
-    void stop() {
-        dataSource.close();
     }
 
     @ParameterizedTest(name = "S-OP-13: {0} sent as text is the time the driver binds")

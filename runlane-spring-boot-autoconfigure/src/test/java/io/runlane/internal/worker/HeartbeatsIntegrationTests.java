@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -22,27 +22,19 @@ import org.junit.jupiter.api.Test;
  * A heartbeat judges lost leases only where a loss is possible (S-EX-11, S-EX-16): a run that is no longer held
  * because its own attempt's outcome committed after the heartbeat's snapshot was not lost.
  */
+@RunlaneDatabaseTest
 class HeartbeatsIntegrationTests {
 
     private static final Duration LEASE = Duration.ofMinutes(1);
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
-    @BeforeAll
-    static void openDataSource() {
-        dataSource = TestDatabase.newDataSource(4);
-    }
-
-    @AfterAll
-    static void closeDataSource() {
-        dataSource.close();
-    }
-
     @BeforeEach
-    void start() {
-        runlane = TestRunlane.start(dataSource, TestDatabase.freshSchema(dataSource, "heartbeats"), new ConfirmOrder());
+    void start(@FreshSchema("heartbeats") String schema) {
+        runlane = TestRunlane.start(dataSource, schema, new ConfirmOrder());
     }
 
     @AfterEach

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.kernel.DueRunNotifier;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -13,8 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
@@ -26,19 +26,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * A worker is woken by other instances' notifications, not by its own instance's: that instance woke it in-process
  * already (S-EX-1), and a second wake-up would only cost a claim that finds nothing (issue 16).
  */
+@RunlaneDatabaseTest
 class WakeUpListenerIntegrationTests {
 
+    @Pool(size = 4)
     private static HikariDataSource dataSource;
-
-    @BeforeAll
-    static void open() {
-        dataSource = TestDatabase.newDataSource(4);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
 
     @Test
     @DisplayName("Issue 16: a notifier's notifications carry its origin")
