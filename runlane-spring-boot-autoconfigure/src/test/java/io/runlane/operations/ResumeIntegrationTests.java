@@ -23,7 +23,9 @@ import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.testsupport.Concurrently;
-import io.runlane.testsupport.TestDatabase;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.SendMail;
 import java.time.Duration;
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 /** S-RV-1, S-RV-2: resuming a failed or cancelled run in place keeps its id, steps, step ids and keys. */
+@RunlaneDatabaseTest
 class ResumeIntegrationTests {
 
     /** Calls of each step function, by "<run id>/<step>". */
@@ -82,17 +85,17 @@ class ResumeIntegrationTests {
         }
     }
 
+    @Pool(size = 12)
     private HikariDataSource dataSource;
 
     private TestRunlane runlane;
 
     @BeforeEach
-    void start() {
+    void start(@FreshSchema("resume") String schema) {
         SHIP_FAILURES.set(0);
-        dataSource = TestDatabase.newDataSource(12);
         runlane = TestRunlane.withExecution(
                 dataSource,
-                TestDatabase.freshSchema(dataSource, "resume"),
+                schema,
                 UnaryOperator.identity(),
                 ExecutionSettings.defaults()
                         .withWorker(2, Duration.ofMillis(100))
@@ -105,7 +108,6 @@ class ResumeIntegrationTests {
     @AfterEach
     void stop() {
         runlane.stop();
-        dataSource.close();
     }
 
     private Run awaitStatus(UUID runId, RunStatus status) {

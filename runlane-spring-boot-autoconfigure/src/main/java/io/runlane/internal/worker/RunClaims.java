@@ -373,6 +373,11 @@ public final class RunClaims {
                 .single());
     }
 
+    /** The statement {@link #claimDue} sends for {@code limit} runs, for tests of its plan. */
+    static String claimDueStatement(SqlTemplate sql, int limit) {
+        return withLimit(sql.format(CLAIM), limit);
+    }
+
     /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */
     private static String withLimit(String statement, int limit) {
         return statement.replace("{limit}", Integer.toString(limit));
