@@ -95,8 +95,8 @@ public final class StepStore {
     /**
      * S-RV-3: copies the listed steps of a finished run to a fork of it, under the fork's step ids, with their results
      * and completion times (which keep the recording order). The source's row is share-locked while it is terminal,
-     * so a resume or the pruner waits for the fork's transaction, and a source that was resumed or pruned since it was
-     * read copies nothing ({@code held} is 0): the caller rolls the fork back.
+     * so a resume waits for the fork's transaction and the pruner skips the source until it ends, and a source that
+     * was resumed or pruned since it was read copies nothing ({@code held} is 0): the caller rolls the fork back.
      */
     private static final String COPY = """
             WITH source AS (
