@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param finishedAt when the run became terminal
  * @param failure the last failure, if any
  * @param payloadJson the payload as stored JSON
- * @param sourceRunId the run this one was rerun or retried from
+ * @param sourceRunId the run this one was rerun, retried or forked from
  * @param concurrencyKey the concurrency key, if any
  * @param idempotencyKeyTtl the retention captured when the run was created, if it has an idempotency key
- * @param sourceType how this run was derived from {@code sourceRunId}: {@code RERUN} or {@code RETRY}
+ * @param sourceType how this run was derived from {@code sourceRunId}: {@code RERUN}, {@code RETRY} or {@code FORK}
  * @param resultJson a {@link TaskFunction}'s result as JSON, stored when the run succeeded (S-RS-1)
  * @param spentAttempts the attempts that count against {@code maxAttempts} (S-EX-34): the attempts that did not end
  *     by parking the run (a release or a durable wait, which spend no budget, S-EX-6, S-ST-10), and, while the run

@@ -76,6 +76,33 @@ public interface RunOperations {
      */
     Run resume(UUID runId);
 
+    /**
+     * Creates a new run of a terminal run's task and payload, linked to it (source type {@code FORK}), that starts
+     * with a copy of the steps the source recorded before the step named {@code fromStep}, in recording order
+     * ({@code null}: every recorded step) (S-RV-3). The copied steps replay: the new run's handler gets their recorded
+     * results without calling their functions. The step named {@code fromStep} and every step after it run again,
+     * with the new run's step ids. A step that failed was never recorded; fork with {@code null} to run it again
+     * after every step the source recorded. The run and its copied steps are created in one transaction (the
+     * caller's, if one is active), so no worker claims the run before its steps exist, and a failed copy leaves no
+     * run. Keys and partition as for {@link #rerun(UUID)} (S-OP-9): no idempotency or singleton key, the source's
+     * queue and concurrency key.
+     *
+     * @param fromStep the first step to run again, by name (from its first recorded occurrence); {@code null} to
+     *     replay every recorded step
+     * @return the new run
+     * @throws RunNotFoundException for an unknown run
+     * @throws RunStateException when the source is still active
+     * @throws StepNotFoundException when the source recorded no step named {@code fromStep}; nothing is written
+     * @throws TaskNotFoundException when this application no longer has the task
+     * @throws PayloadValidationException when the stored payload is no longer valid
+     */
+    default Run fork(UUID runId, @Nullable String fromStep) {
+        return fork(runId, fromStep, TriggerOptions.none());
+    }
+
+    /** Like {@link #fork(UUID, String)}, with the given keys, queue or delay for the new run. */
+    Run fork(UUID runId, @Nullable String fromStep, TriggerOptions options);
+
     /** Like {@link #rerun(UUID)} for a {@code FAILED} run only (source type {@code RETRY}) (S-OP-2). */
     default Run retry(UUID runId) {
         return retry(runId, TriggerOptions.none());

@@ -12,6 +12,7 @@ import io.runlane.RunStateException;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.SingletonConflictException;
+import io.runlane.StepNotFoundException;
 import io.runlane.TaskNotFoundException;
 import io.runlane.autoconfigure.RunlaneAutoConfiguration;
 import io.runlane.autoconfigure.web.RunlaneProblemDetailsAutoConfiguration;
@@ -67,7 +68,7 @@ class RunlaneProblemDetailsAutoConfigurationTests {
     }
 
     @Test
-    @DisplayName("Issue 15.12: bad input is 400, unknown runs and tasks 404, conflicts 409, each with its code")
+    @DisplayName("Issue 15.12: bad input is 400, unknown runs, tasks and steps 404, conflicts 409, each with its code")
     void exceptionsBecomeProblemDetailsWithTheirCode() {
         runner.withPropertyValues("runlane.web.problem-details.enabled=true").run(context -> {
             assertThat(context).hasSingleBean(RunlaneProblemDetailsExceptionHandler.class);
@@ -84,6 +85,9 @@ class RunlaneProblemDetailsAutoConfigurationTests {
             mvc.perform(get("/unknown-task"))
                     .andExpect(status().isNotFound())
                     .andExpect(jsonPath("$.code").value("task_not_found"));
+            mvc.perform(get("/unknown-step"))
+                    .andExpect(status().isNotFound())
+                    .andExpect(jsonPath("$.code").value("step_not_found"));
             mvc.perform(get("/singleton-conflict"))
                     .andExpect(status().isConflict())
                     .andExpect(jsonPath("$.code").value("singleton_conflict"))
@@ -127,6 +131,11 @@ class RunlaneProblemDetailsAutoConfigurationTests {
         @GetMapping("/unknown-task")
         void unknownTask() {
             throw new TaskNotFoundException("reports.unknown");
+        }
+
+        @GetMapping("/unknown-step")
+        void unknownStep() {
+            throw new StepNotFoundException(OWNER, "ship");
         }
 
         @GetMapping("/singleton-conflict")

@@ -9,6 +9,7 @@ import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
+import io.runlane.StepNotFoundException;
 import io.runlane.TaskNotFoundException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -17,7 +18,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Answers Runlane's exceptions that a caller can act on with RFC 9457 problem details carrying the stable error
- * {@code code}: 400 for bad input, 404 for an unknown run or task, 409 for conflicts (with the owner run's id where
+ * {@code code}: 400 for bad input, 404 for an unknown run, task or step (of a fork, S-RV-3), 409 for conflicts (with the owner run's id where
  * there is one). Other failures are left to the application's error handling.
  */
 @RestControllerAdvice
@@ -34,7 +35,7 @@ public class RunlaneProblemDetailsExceptionHandler {
         return problem(HttpStatus.BAD_REQUEST, ex);
     }
 
-    @ExceptionHandler({RunNotFoundException.class, TaskNotFoundException.class})
+    @ExceptionHandler({RunNotFoundException.class, TaskNotFoundException.class, StepNotFoundException.class})
     public ProblemDetail notFound(RunlaneException ex) {
         return problem(HttpStatus.NOT_FOUND, ex);
     }

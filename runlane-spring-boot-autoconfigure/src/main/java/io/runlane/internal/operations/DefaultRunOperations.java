@@ -32,6 +32,7 @@ import io.runlane.internal.result.RunResults;
 import io.runlane.internal.signal.SignalMailbox;
 import io.runlane.internal.step.StepStore;
 import io.runlane.internal.trigger.DefaultRunlaneTemplate;
+import io.runlane.internal.trigger.NewRun;
 import io.runlane.internal.trigger.RunAdmitter;
 import io.runlane.internal.trigger.TriggerPlanner;
 import java.time.Duration;
@@ -44,6 +45,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Operator reads and actions on runs, scoped to the configured environment (S-OP, S-CA). */
 public final class DefaultRunOperations implements RunOperations {
@@ -96,6 +98,8 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final RunResumption resumption;
 
+    private final RunForks forks;
+
     public DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -108,8 +112,10 @@ public final class DefaultRunOperations implements RunOperations {
             RunResults results,
             StepStore steps,
             SignalMailbox signals,
-            DueRunNotifier notifier) {
+            DueRunNotifier notifier,
+            TransactionTemplate transactions) {
         this.resumption = new RunResumption(transitions, reads, tasks, notifier);
+        this.forks = new RunForks(reads, steps, admitter, transactions);
         this.signals = signals;
         this.results = results;
         this.steps = steps;
@@ -242,6 +248,11 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     @Override
+    public Run fork(UUID runId, @Nullable String fromStep, TriggerOptions options) {
+        return forks.fork(runId, fromStep, options, (source, given) -> plan(source, StepStore.FORK, given));
+    }
+
+    @Override
     public Run rerun(UUID runId, TriggerOptions options) {
         Run source = require(runId);
         if (!source.status().isTerminal()) {
@@ -266,13 +277,16 @@ public final class DefaultRunOperations implements RunOperations {
     }
 
     private Run derive(Run source, String sourceType, TriggerOptions options) {
-        return admitter.admit(planner.planDerived(
-                        tasks.require(source.taskId()),
-                        source.payloadJson(),
-                        inheritingPartition(source, DefaultRunlaneTemplate.orNone(options)),
-                        sourceType,
-                        source.id()))
-                .run();
+        return admitter.admit(plan(source, sourceType, options)).run();
+    }
+
+    private NewRun plan(Run source, String sourceType, TriggerOptions options) {
+        return planner.planDerived(
+                tasks.require(source.taskId()),
+                source.payloadJson(),
+                inheritingPartition(source, DefaultRunlaneTemplate.orNone(options)),
+                sourceType,
+                source.id());
     }
 
     /**

@@ -81,8 +81,8 @@ public final class AttemptSteps {
     private @Nullable Map<String, StepStore.StoredResult> recordedBefore;
 
     /**
-     * @param firstAttempt whether this is the run's first attempt, which no step can precede: its steps skip the
-     *     read of earlier results
+     * @param firstAttempt whether no step can precede this attempt (a run's first attempt, unless the run is a fork,
+     *     S-RV-3): its steps skip the read of earlier results
      */
     public AttemptSteps(
             StepStore store,

@@ -44,7 +44,10 @@ public final class DurableExecution {
         this.parking = parking;
     }
 
-    /** The steps of one attempt of a claimed run, recorded on behalf of {@code worker}. */
+    /**
+     * The steps of one attempt of a claimed run, recorded on behalf of {@code worker}. A run's first attempt finds no
+     * recorded step, unless the run is a fork, which starts with its source's (S-RV-3).
+     */
     public AttemptSteps open(ClaimedRun claimed, String worker) {
         return new AttemptSteps(
                 steps,
@@ -55,7 +58,8 @@ public final class DurableExecution {
                 claimed.run().id(),
                 claimed.fencingToken(),
                 worker,
-                claimed.run().attempts() == 1);
+                claimed.run().attempts() == 1
+                        && !StepStore.FORK.equals(claimed.run().sourceType()));
     }
 
     public RunParking parking() {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -35,6 +36,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * apart by reading the step.
  */
 public final class StepStore {
+
+    /**
+     * The source type of a fork (S-RV-3): a run that starts with steps copied from its source, so that even its first
+     * attempt reads recorded results.
+     */
+    public static final String FORK = "FORK";
 
     private static final String FIND = """
             SELECT result::text AS result FROM {schema}.run_steps
@@ -85,6 +92,29 @@ public final class StepStore {
             SELECT name, occurrence, result::text AS result FROM {schema}.run_steps WHERE run_id = :runId
             """;
 
+    /**
+     * S-RV-3: copies the listed steps of a finished run to a fork of it, under the fork's step ids, with their results
+     * and completion times (which keep the recording order). The source's row is share-locked while it is terminal,
+     * so a resume waits for the fork's transaction and the pruner skips the source until it ends, and a source that
+     * was resumed or pruned since it was read copies nothing ({@code held} is 0): the caller rolls the fork back.
+     */
+    private static final String COPY = """
+            WITH source AS (
+                SELECT id FROM {schema}.runs
+                WHERE id = :sourceRunId AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+                FOR SHARE
+            ), copied AS (
+                INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
+                SELECT :runId, s.name, s.occurrence, c.step_id, s.result, s.completed_at
+                FROM source
+                JOIN {schema}.run_steps s ON s.run_id = source.id
+                JOIN unnest(cast(:names AS text[]), cast(:occurrences AS integer[]), cast(:stepIds AS text[]))
+                     AS c(name, occurrence, step_id) ON s.name = c.name AND s.occurrence = c.occurrence
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM source) AS held, (SELECT count(*) FROM copied) AS copied
+            """;
+
     private static final String NOW = "SELECT statement_timestamp()";
 
     /** A recorded step's result as JSON text; {@code null} for a step without a result. */
@@ -102,6 +132,8 @@ public final class StepStore {
 
     private final String results;
 
+    private final String copy;
+
     public StepStore(JdbcClient jdbc, SqlTemplate sql) {
         this.jdbc = jdbc;
         this.find = sql.format(FIND);
@@ -109,6 +141,7 @@ public final class StepStore {
         this.list = sql.format(LIST);
         this.lock = sql.format(LOCK);
         this.results = sql.format(RESULTS);
+        this.copy = sql.format(COPY);
     }
 
     /** The recorded result of a step, if it completed. */
@@ -178,6 +211,33 @@ public final class StepStore {
                         rs.getObject("completed_at", OffsetDateTime.class).toInstant(),
                         rs.getString("result")))
                 .list();
+    }
+
+    /**
+     * Copies {@code steps} of the finished run {@code sourceRunId} to its fork {@code runId}, each under the fork's
+     * step id for its name and occurrence (S-RV-3, S-ST-2), in the current transaction. Returns how many were copied,
+     * or empty when the source is no longer terminal (it was resumed or pruned meanwhile) and nothing was copied.
+     */
+    public OptionalInt copyFinished(UUID sourceRunId, UUID runId, List<RunStep> steps) {
+        String[] names = new String[steps.size()];
+        Integer[] occurrences = new Integer[steps.size()];
+        String[] stepIds = new String[steps.size()];
+        for (int i = 0; i < steps.size(); i++) {
+            RunStep step = steps.get(i);
+            names[i] = step.name();
+            occurrences[i] = step.occurrence();
+            stepIds[i] = StepIds.stepId(runId, step.name(), step.occurrence());
+        }
+        return jdbc.sql(copy)
+                .paramSource(new MapSqlParameterSource()
+                        .addValue("sourceRunId", sourceRunId, Types.OTHER)
+                        .addValue("runId", runId, Types.OTHER)
+                        .addValue("names", names)
+                        .addValue("occurrences", occurrences)
+                        .addValue("stepIds", stepIds))
+                .query((rs, rowNum) ->
+                        rs.getLong("held") > 0 ? OptionalInt.of(rs.getInt("copied")) : OptionalInt.empty())
+                .single();
     }
 
     /** The database clock (S-RL-3). */
