@@ -189,7 +189,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 schedules.operations(),
                 signals,
                 new SignalPayloads(payloads.jsonMapper()),
-                () -> traceContexts.capture());
+                () -> traceContexts.capture(),
+                transactions);
         this.outcomes = new AttemptOutcomes(loopJdbc, sql);
         this.claims = new RunClaims(loopJdbc, loopTransactions, sql, environment);
         this.completions = new BatchCompletions(loopJdbc, sql);

@@ -25,6 +25,7 @@ import io.runlane.internal.trigger.DefaultRunlaneTemplate;
 import io.runlane.internal.trigger.RunAdmissions;
 import io.runlane.internal.trigger.RunAdmitter;
 import io.runlane.internal.trigger.TriggerPlanner;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Assembles the template and its operator APIs from the engine's SQL parts. */
 final class TriggerEngine {
@@ -48,7 +49,8 @@ final class TriggerEngine {
             ScheduleOperations schedules,
             SignalMailbox signals,
             SignalPayloads signalPayloads,
-            TraceContextCapture traceContexts) {
+            TraceContextCapture traceContexts,
+            TransactionTemplate transactions) {
         TriggerPlanner planner = new TriggerPlanner(settings, payloads, traceContexts);
         RunAdmitter admitter = new RunAdmitter(admissions, notifier, listener);
         DefaultRunOperations runs = new DefaultRunOperations(
@@ -63,7 +65,8 @@ final class TriggerEngine {
                 results,
                 steps,
                 signals,
-                notifier);
+                notifier,
+                transactions);
         IdempotencyKeyOperations keys = new DefaultIdempotencyKeyOperations(tasks, resets);
         return new DefaultRunlaneTemplate(
                 tasks,

@@ -1,5 +1,6 @@
 package io.runlane.internal.operations;
 
+import io.runlane.BulkResult;
 import io.runlane.InvalidKeyException;
 import io.runlane.Page;
 import io.runlane.PruneRequest;
@@ -44,6 +45,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** Operator reads and actions on runs, scoped to the configured environment (S-OP, S-CA). */
 public final class DefaultRunOperations implements RunOperations {
@@ -96,6 +98,8 @@ public final class DefaultRunOperations implements RunOperations {
 
     private final RunResumption resumption;
 
+    private final BulkRecovery bulk;
+
     public DefaultRunOperations(
             RunReads reads,
             RunListing listing,
@@ -108,8 +112,10 @@ public final class DefaultRunOperations implements RunOperations {
             RunResults results,
             StepStore steps,
             SignalMailbox signals,
-            DueRunNotifier notifier) {
+            DueRunNotifier notifier,
+            TransactionTemplate transactions) {
         this.resumption = new RunResumption(transitions, reads, tasks, notifier);
+        this.bulk = new BulkRecovery(listing, reads, transitions, resumption, tasks, transactions, notifier, listener);
         this.signals = signals;
         this.results = results;
         this.steps = steps;
@@ -131,11 +137,15 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public Page<Run> list(RunQuery query) {
         Objects.requireNonNull(query, "query");
+        validateFilters(query);
+        return listing.list(query);
+    }
+
+    static void validateFilters(RunQuery query) {
         query.taskIds().forEach(taskId -> KeyRules.requireValid("taskIds", taskId));
         query.queues().forEach(queue -> KeyRules.requireValid("queues", queue));
         KeyRules.requireValidOrNull("idempotencyKey", query.idempotencyKey());
         KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
-        return listing.list(query);
     }
 
     @Override
@@ -239,6 +249,16 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public Run resume(UUID runId) {
         return resumption.resume(runId, OPERATOR);
+    }
+
+    @Override
+    public BulkResult resumeAll(RunQuery query, int maxRuns) {
+        return bulk.resumeAll(query, maxRuns);
+    }
+
+    @Override
+    public BulkResult cancelAll(RunQuery query, int maxRuns) {
+        return bulk.cancelAll(query, maxRuns);
     }
 
     @Override
