@@ -103,6 +103,34 @@ public interface RunOperations {
     /** Like {@link #fork(UUID, String)}, with the given keys, queue or delay for the new run. */
     Run fork(UUID runId, @Nullable String fromStep, TriggerOptions options);
 
+    /**
+     * Resumes, as {@link #resume(UUID)} would one by one, the {@code FAILED} and {@code CANCELLED} runs the query
+     * selects (S-RV-4): its filters as {@link #list(RunQuery)} applies them, its statuses narrowed to those two, newest
+     * first from the query's cursor, at most {@code maxRuns} (the query's {@code limit} is not used). The runs are read
+     * in bounded batches and each is resumed in a transaction of its own; a run another transaction holds at that
+     * moment is skipped ({@value BulkResult#LOCKED}), not waited for, and a run that a single resume would refuse is
+     * skipped with that exception's code, without stopping the others. Call it outside a transaction of your own.
+     *
+     * @return how many runs matched, how many were resumed, and which were skipped, with the reason
+     * @throws ConfigurationInvalidException when {@code maxRuns} is not between 1 and {@value BulkResult#MAX_RUNS}, or
+     *     the query names only statuses that cannot be resumed; nothing is written then
+     * @throws InvalidKeyException when a filter of the query is not a valid key
+     */
+    BulkResult resumeAll(RunQuery query, int maxRuns);
+
+    /**
+     * Cancels, as {@link #cancel(UUID, String)} would one by one, the active runs the query selects that are not
+     * already asked to stop (S-RV-4): a waiting run becomes {@code CANCELLED}, a running one {@code
+     * CANCELLATION_REQUESTED}, with the reason {@code cancelled in bulk}. Selection, bounds, batches, locked rows and
+     * refusals as for {@link #resumeAll(RunQuery, int)}.
+     *
+     * @return how many runs matched, how many were cancelled or asked to stop, and which were skipped, with the reason
+     * @throws ConfigurationInvalidException when {@code maxRuns} is not between 1 and {@value BulkResult#MAX_RUNS}, or
+     *     the query names only statuses that cannot be cancelled; nothing is written then
+     * @throws InvalidKeyException when a filter of the query is not a valid key
+     */
+    BulkResult cancelAll(RunQuery query, int maxRuns);
+
     /** Like {@link #rerun(UUID)} for a {@code FAILED} run only (source type {@code RETRY}) (S-OP-2). */
     default Run retry(UUID runId) {
         return retry(runId, TriggerOptions.none());

@@ -250,6 +250,16 @@ class RunlaneEndpointIntegrationTests {
                 .exchange()
                 .expectStatus()
                 .isNotFound();
+        UUID cancelled =
+                runlane.trigger("actuate.park", Payload.of("read-only-resume")).runId();
+        runlane.runs().cancel(cancelled, "to resume");
+        client.post()
+                .uri("/runs/{id}/resume", cancelled)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of())
+                .exchange()
+                .expectStatus()
+                .isNotFound();
         client.post()
                 .uri("/prune")
                 .contentType(MediaType.APPLICATION_JSON)
@@ -266,5 +276,6 @@ class RunlaneEndpointIntegrationTests {
                 .isEqualTo(405);
 
         assertThat(runlane.runs().get(runId).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+        assertThat(runlane.runs().get(cancelled).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
     }
 }

@@ -3,7 +3,9 @@ package io.runlane.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.runlane.IdempotencyKeyTtl;
 import io.runlane.Run;
+import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
@@ -26,7 +28,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
  * The {@code runlane} endpoint's write operations over HTTP once {@code management.endpoint.runlane.access} grants
- * them: cancel, retry, rerun, reset an idempotency key and prune, with 404, 409 and 400 for refused requests.
+ * them: cancel, retry, rerun, resume, reset an idempotency key and prune, with 404, 409 and 400 for refused requests.
  */
 @SpringBootTest(
         classes = ActuatorTestApplication.class,
@@ -127,6 +129,58 @@ class RunlaneEndpointWriteIntegrationTests {
         assertThat(run.get("sourceRunId")).isEqualTo(succeeded.toString());
         assertThat(run.get("id")).isNotEqualTo(succeeded.toString());
         finished(UUID.fromString((String) run.get("id")), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void resumeOfACancelledRunQueuesTheSameRunAgain() {
+        UUID runId = runlane.trigger("actuate.park", Payload.of("resume")).runId();
+        runlane.runs().cancel(runId, "paused by hand");
+
+        Map<?, ?> run = runOf(post("/runs/{id}/resume", Map.of(), runId));
+
+        assertThat(run.get("id")).isEqualTo(runId.toString());
+        assertThat(run.get("status")).isEqualTo("QUEUED");
+        assertThat(runlane.runs()
+                        .events(runId)
+                        .get(runlane.runs().events(runId).size() - 1)
+                        .type())
+                .isEqualTo(RunEventType.RESUMED);
+    }
+
+    @Test
+    void resumeRefusalsAnswer409AndAnUnknownRun404() {
+        UUID succeeded = finished(runlane.trigger("actuate.succeed", Payload.of("no-resume")), RunStatus.SUCCEEDED);
+        post("/runs/{id}/resume", Map.of(), succeeded)
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("run_state_invalid");
+
+        TriggerOptions keyed = TriggerOptions.builder()
+                .idempotencyKey("resume-key")
+                .idempotencyKeyTtl(IdempotencyKeyTtl.active())
+                .build();
+        UUID cancelled =
+                runlane.trigger("actuate.park", Payload.of("keyed"), keyed).runId();
+        runlane.runs().cancel(cancelled, "replaced");
+        UUID owner = runlane.trigger("actuate.park", Payload.of("keyed"), keyed).runId();
+        post("/runs/{id}/resume", Map.of(), cancelled)
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("idempotency_key_active")
+                .jsonPath("$.message")
+                .value(String.class, message -> assertThat(message).contains(owner.toString()));
+        assertThat(runlane.runs().get(cancelled).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+
+        post("/runs/{id}/resume", Map.of(), UUID.randomUUID())
+                .expectStatus()
+                .isNotFound()
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("run_not_found");
     }
 
     @Test

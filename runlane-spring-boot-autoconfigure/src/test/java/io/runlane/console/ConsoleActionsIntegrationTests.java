@@ -8,9 +8,11 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
+import io.runlane.IdempotencyKeyTtl;
 import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.UUID;
@@ -29,7 +31,7 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
- * The console's actions with {@code runlane.console.access=unrestricted} (S-CO-2): cancel, retry, rerun and key
+ * The console's actions with {@code runlane.console.access=unrestricted} (S-CO-2, S-RV-5): cancel, retry, rerun, resume and key
  * reset through the operator API, each only with the console's header and a JSON body.
  */
 @DirtiesContext
@@ -108,6 +110,60 @@ class ConsoleActionsIntegrationTests {
         action("/runs/{id}/rerun", "{}", failed)
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.run.sourceType").value("RERUN"));
+    }
+
+    @Test
+    @DisplayName("S-RV-5: a cancelled run is resumed in place from the console; a resume that would take a key another"
+            + " run owns, or of an active run, answers 409 with its code")
+    void resumeQueuesACancelledRunAgainInPlace() throws Exception {
+        UUID cancelled = runlane.trigger("reports.build", Payload.of("resume")).runId();
+        mvc.perform(get(API + "/runs/{id}", cancelled))
+                .andExpect(jsonPath("$.actions.resume").value(false));
+        runlane.runs().cancel(cancelled, "later");
+        mvc.perform(get(API + "/runs/{id}", cancelled))
+                .andExpect(jsonPath("$.actions.resume").value(true));
+
+        action("/runs/{id}/resume", "{}", cancelled)
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.id").value(cancelled.toString()))
+                .andExpect(jsonPath("$.run.status").value("QUEUED"))
+                .andExpect(jsonPath("$.events.items[0].type").value("RESUMED"))
+                .andExpect(jsonPath("$.actions.resume").value(false));
+        action("/runs/{id}/resume", "{}", cancelled)
+                .andExpect(status().isConflict())
+                .andExpect(jsonPath("$.code").value("run_state_invalid"));
+
+        // The key is released when its owner ends, so that a new run can take it.
+        TriggerOptions released = TriggerOptions.builder()
+                .idempotencyKeyTtl(IdempotencyKeyTtl.active())
+                .build();
+        UUID keyed = runlane.trigger("reports.build", new Payload("resume", "report-resume"), released)
+                .runId();
+        runlane.runs().cancel(keyed, "replaced");
+        UUID owner = runlane.trigger("reports.build", new Payload("resume", "report-resume"), released)
+                .runId();
+        assertThat(owner).isNotEqualTo(keyed);
+        action("/runs/{id}/resume", "{}", keyed)
+                .andExpect(status().isConflict())
+                .andExpect(jsonPath("$.code").value("idempotency_key_active"))
+                .andExpect(jsonPath("$.message", containsString(owner.toString())));
+        assertThat(runlane.runs().get(keyed).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+    }
+
+    @Test
+    @DisplayName("S-RV-5: resume needs the console's header like every action")
+    void resumeWithoutTheConsoleHeaderIsRefused() throws Exception {
+        UUID cancelled =
+                runlane.trigger("reports.build", Payload.of("resume no header")).runId();
+        runlane.runs().cancel(cancelled, "later");
+
+        mvc.perform(post(API + "/runs/{id}/resume", cancelled)
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{}"))
+                .andExpect(status().isForbidden())
+                .andExpect(jsonPath("$.code").value("console_header_missing"));
+
+        assertThat(runlane.runs().get(cancelled).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
     }
 
     @Test

@@ -193,6 +193,24 @@ class ConsoleBrowserIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-RV-5: a cancelled run is resumed from the page after confirmation and is queued again in place")
+    void aCancelledRunIsResumedFromThePage() {
+        UUID parked = runlane.trigger("reports.build", Payload.of("resume me")).runId();
+        runlane.runs().cancel(parked, "paused by hand");
+        browser.go("#/runs/" + parked);
+        browser.awaitText(By.id("run-status"), "Cancelled");
+
+        browser.click(By.id("action-resume"));
+        browser.screenshot("resume-dialog");
+        browser.click(By.id("confirm-yes"));
+
+        browser.awaitText(By.id("run-status"), "Queued");
+        assertThat(browser.driver().getCurrentUrl()).endsWith("#/runs/" + parked);
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+        assertThat(browser.driver().findElements(By.id("action-resume"))).isEmpty();
+    }
+
+    @Test
     @DisplayName("S-CO-3: a payload, key, failure message and reason that look like markup are shown as text")
     void storedMarkupStaysText() {
         UUID failed =

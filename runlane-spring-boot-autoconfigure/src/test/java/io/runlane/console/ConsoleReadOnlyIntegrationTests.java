@@ -233,7 +233,8 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(jsonPath("$.attempts.items", hasSize(1)))
                 .andExpect(jsonPath("$.attempts.items[0].endedAt").value(notNullValue()))
                 .andExpect(jsonPath("$.actions.retry").value(false))
-                .andExpect(jsonPath("$.actions.rerun").value(false));
+                .andExpect(jsonPath("$.actions.rerun").value(false))
+                .andExpect(jsonPath("$.actions.resume").value(false));
     }
 
     @Test

@@ -42,12 +42,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The {@code runlane} actuator endpoint (S-MO-1): a summary of this application's tasks, the queues (active runs
  * per status, due runs, oldest due age), this instance's worker and maintenance jobs; runs by id and by status; and
- * the operator actions of {@link RunOperations} (cancel, retry, rerun, reset an idempotency key, prune).
+ * the operator actions of {@link RunOperations} (cancel, retry, rerun, resume, reset an idempotency key, prune).
  *
  * <p>Default access is read-only, so the actions stay unavailable until {@code
  * management.endpoint.runlane.access=unrestricted} grants them. Over HTTP, under {@code /actuator/runlane}: {@code
  * GET} (summary), {@code GET runs?status=FAILED&limit=20&cursor=…}, {@code GET runs/{id}}, {@code POST
- * runs/{id}/cancel|retry|rerun}, {@code POST idempotency-keys/reset} and {@code POST prune}. Reads of an absent run
+ * runs/{id}/cancel|retry|rerun|resume}, {@code POST idempotency-keys/reset} and {@code POST prune}. Reads of an absent run
  * answer 404; malformed input answers 400 ({@link InvalidEndpointRequestException}). Other failures of the actions
  * propagate as {@link io.runlane.RunlaneException}s; {@link RunlaneEndpointWebExtension} turns them into HTTP
  * statuses.
@@ -167,11 +167,14 @@ public final class RunlaneEndpoint {
     }
 
     /**
-     * Cancels, retries or reruns a run ({@code action} is {@code cancel}, {@code retry} or {@code rerun}); answers
-     * the cancelled run, or the new run of a retry or rerun.
+     * Cancels, retries, reruns or resumes a run ({@code action} is {@code cancel}, {@code retry}, {@code rerun} or
+     * {@code resume}); answers the cancelled run, the new run of a retry or rerun, or the run resumed in place (S-RV-1).
      *
      * @throws io.runlane.RunNotFoundException when there is no such run
      * @throws io.runlane.RunStateException when the run's status does not allow the action
+     * @throws io.runlane.IdempotencyKeyActiveException when another run now owns the key of the run to resume
+     * @throws io.runlane.SingletonConflictException when another active run holds the singleton key of the run to
+     *     resume
      */
     @WriteOperation
     public RunDescriptor runAction(
@@ -186,7 +189,9 @@ public final class RunlaneEndpoint {
             case "cancel" -> operations().cancel(id, reason);
             case "retry" -> operations().retry(id);
             case "rerun" -> operations().rerun(id);
-            default -> throw badRequest("Unknown run action '" + action + "'; use cancel, retry or rerun", null);
+            case "resume" -> operations().resume(id);
+            default ->
+                throw badRequest("Unknown run action '" + action + "'; use cancel, retry, rerun or resume", null);
         };
         return describe(result, showValues);
     }

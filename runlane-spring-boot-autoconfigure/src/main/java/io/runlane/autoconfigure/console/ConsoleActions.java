@@ -13,7 +13,7 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
- * The console's operator actions (S-CO-2): cancel, retry and rerun a run, reset an idempotency key, each through
+ * The console's operator actions (S-CO-2, S-RV-5): cancel, retry, rerun and resume a run, reset an idempotency key, each through
  * {@link RunlaneTemplate}'s operator API ({@link ConsoleSchedules} pauses, resumes and triggers schedules). {@link #guard()} lets a write through only when the console is
  * unrestricted (otherwise 403) and the request carries the {@value #HEADER} header and a JSON body. Browsers send
  * neither from a cross-site form, and a cross-site script cannot send them without a CORS preflight the application
@@ -57,7 +57,10 @@ final class ConsoleActions {
         };
     }
 
-    /** {@code POST api/runs/{runId}/cancel|retry|rerun}; answers the cancelled run, or the new run, with history. */
+    /**
+     * {@code POST api/runs/{runId}/cancel|retry|rerun|resume}; answers the cancelled or resumed run, or the new run,
+     * with history.
+     */
     ServerResponse runAction(ServerRequest request) throws Exception {
         UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
         RunOperations runs = runlane.runs();
@@ -66,7 +69,8 @@ final class ConsoleActions {
                 runs.cancel(runId, reason(body(request, CancelBody.class).reason()));
             case "retry" -> runs.retry(runId);
             case "rerun" -> runs.rerun(runId);
-            default -> throw new ConsoleRequestException("Unknown action; use cancel, retry or rerun");
+            case "resume" -> runs.resume(runId);
+            default -> throw new ConsoleRequestException("Unknown action; use cancel, retry, rerun or resume");
         };
         return ConsoleResponses.json(reads.detail(result));
     }

@@ -318,19 +318,20 @@ final class ConsoleReads {
         }
     }
 
-    /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8). */
-    record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey) {
+    /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8, S-RV-5). */
+    record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey, boolean resume) {
 
         static RunActions of(Run run, boolean unrestricted) {
             if (!unrestricted) {
-                return new RunActions(false, false, false, false);
+                return new RunActions(false, false, false, false, false);
             }
             boolean terminal = run.status().isTerminal();
             return new RunActions(
                     run.status().isActive() && run.status() != RunStatus.CANCELLATION_REQUESTED,
                     run.status() == RunStatus.FAILED,
                     terminal,
-                    terminal && run.idempotencyKey() != null);
+                    terminal && run.idempotencyKey() != null,
+                    run.status() == RunStatus.FAILED || run.status() == RunStatus.CANCELLED);
         }
     }
 }

@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Operator and engine transitions of a run that do not belong to an attempt: finishing an active run,
- * cancellation, and resuming a failed or cancelled run in place. Each is one statement whose ownership rules come from {@link TransitionSql} (S-RL-1, S-RL-2).
+ * cancellation, resuming a failed or cancelled run in place, and the lock a bulk action takes first. Each is one statement whose ownership rules come from {@link TransitionSql} (S-RL-1, S-RL-2).
  */
 public final class RunTransitions {
 
@@ -126,6 +126,13 @@ public final class RunTransitions {
             """.formatted(KeyOwnership.holds("o")
             + "\n  AND o.finished_at IS NOT NULL AND " + KeyOwnership.retainedUntil("o") + " <= statement_timestamp()");
 
+    /**
+     * S-RV-4: a bulk action locks each run before its transition, skipping a run another transaction holds (a claim,
+     * a completion, another operator) instead of waiting for it, as pruning does (S-OP-8).
+     */
+    private static final String LOCK_IF_FREE = """
+            SELECT * FROM {schema}.runs WHERE id = :id AND environment = :environment FOR UPDATE SKIP LOCKED""";
+
     private final JdbcClient jdbc;
 
     private final String awaitPredecessor;
@@ -142,6 +149,8 @@ public final class RunTransitions {
 
     private final String releaseExpiredHolder;
 
+    private final String lockIfFree;
+
     public RunTransitions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
@@ -151,6 +160,7 @@ public final class RunTransitions {
         this.supersede = sql.format(SUPERSEDE);
         this.resume = sql.format(RESUME);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
+        this.lockIfFree = sql.format(LOCK_IF_FREE);
     }
 
     /**
@@ -239,5 +249,19 @@ public final class RunTransitions {
                 .addValue("detail", TextSanitizer.storable(detail), Types.VARCHAR);
         jdbc.sql(releaseExpiredHolder).paramSource(params).update();
         return jdbc.sql(resume).paramSource(params).query(RunRowMapper.INSTANCE).optional();
+    }
+
+    /**
+     * Locks the run until the caller's transaction ends ({@link #LOCK_IF_FREE}); empty, without waiting, when another
+     * transaction holds it or there is no such run.
+     */
+    public Optional<Run> lockIfFree(UUID runId) {
+        MapSqlParameterSource params = new MapSqlParameterSource()
+                .addValue("id", runId, Types.OTHER)
+                .addValue("environment", environment, Types.VARCHAR);
+        return jdbc.sql(lockIfFree)
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 }

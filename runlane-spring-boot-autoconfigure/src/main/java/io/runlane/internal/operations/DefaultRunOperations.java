@@ -1,5 +1,6 @@
 package io.runlane.internal.operations;
 
+import io.runlane.BulkResult;
 import io.runlane.InvalidKeyException;
 import io.runlane.Page;
 import io.runlane.PruneRequest;
@@ -99,6 +100,7 @@ public final class DefaultRunOperations implements RunOperations {
     private final RunResumption resumption;
 
     private final RunForks forks;
+    private final BulkRecovery bulk;
 
     public DefaultRunOperations(
             RunReads reads,
@@ -116,6 +118,7 @@ public final class DefaultRunOperations implements RunOperations {
             TransactionTemplate transactions) {
         this.resumption = new RunResumption(transitions, reads, tasks, notifier);
         this.forks = new RunForks(reads, steps, admitter, transactions);
+        this.bulk = new BulkRecovery(listing, reads, transitions, resumption, tasks, transactions, notifier, listener);
         this.signals = signals;
         this.results = results;
         this.steps = steps;
@@ -137,11 +140,15 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public Page<Run> list(RunQuery query) {
         Objects.requireNonNull(query, "query");
+        validateFilters(query);
+        return listing.list(query);
+    }
+
+    static void validateFilters(RunQuery query) {
         query.taskIds().forEach(taskId -> KeyRules.requireValid("taskIds", taskId));
         query.queues().forEach(queue -> KeyRules.requireValid("queues", queue));
         KeyRules.requireValidOrNull("idempotencyKey", query.idempotencyKey());
         KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
-        return listing.list(query);
     }
 
     @Override
@@ -250,6 +257,16 @@ public final class DefaultRunOperations implements RunOperations {
     @Override
     public Run fork(UUID runId, @Nullable String fromStep, TriggerOptions options) {
         return forks.fork(runId, fromStep, options, (source, given) -> plan(source, StepStore.FORK, given));
+    }
+
+    @Override
+    public BulkResult resumeAll(RunQuery query, int maxRuns) {
+        return bulk.resumeAll(query, maxRuns);
+    }
+
+    @Override
+    public BulkResult cancelAll(RunQuery query, int maxRuns) {
+        return bulk.cancelAll(query, maxRuns);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.runlane.Run;
 import io.runlane.RunNotFoundException;
 import io.runlane.RunStateException;
 import io.runlane.RunStatus;
+import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.Guarantees;
@@ -55,10 +56,15 @@ final class RunResumption {
             notifier.runBecameDue();
             return resumed.get();
         }
-        throw refusal(reads.get(runId).orElseThrow(() -> new RunNotFoundException(runId)));
+        throw refusal(runId);
     }
 
-    private RuntimeException refusal(Run run) {
+    /** Why a resume of the run that changed nothing was refused, read again now. */
+    RunlaneException refusal(UUID runId) {
+        return reads.get(runId).map(this::refusal).orElseGet(() -> new RunNotFoundException(runId));
+    }
+
+    private RunlaneException refusal(Run run) {
         if (run.status() != RunStatus.FAILED && run.status() != RunStatus.CANCELLED) {
             return new RunStateException(
                     run.id(),

@@ -16,6 +16,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -44,15 +45,44 @@ public final class RunListing {
     }
 
     public Page<Run> list(RunQuery query) {
-        MapSqlParameterSource params = new MapSqlParameterSource()
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("limit", query.limit() + 1, Types.INTEGER);
+        MapSqlParameterSource params = new MapSqlParameterSource().addValue("limit", query.limit() + 1, Types.INTEGER);
+        StringBuilder sql = filtered(query, query.statuses(), decode(query.cursor()), params);
+        sql.append(" ORDER BY id DESC LIMIT :limit");
+        List<Run> rows = new ArrayList<>(jdbc.sql(sql.toString())
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .list());
+        String next = null;
+        if (rows.size() > query.limit()) {
+            rows.remove(rows.size() - 1);
+            next = encode(rows.get(rows.size() - 1).id());
+        }
+        return new Page<>(rows, next);
+    }
+
+    /**
+     * The next window of a bulk action (S-RV-4): at most {@code limit} runs the query's filters select, but in one of
+     * {@code statuses} instead of the query's, newest first, below {@code below} or, for the first window, after the
+     * query's cursor. Read without locks: the action locks each run before it acts on it.
+     */
+    public List<Run> window(RunQuery query, Set<RunStatus> statuses, @Nullable UUID below, int limit) {
+        MapSqlParameterSource params = new MapSqlParameterSource().addValue("limit", limit, Types.INTEGER);
+        StringBuilder sql = filtered(query, statuses, below != null ? below : decode(query.cursor()), params);
+        sql.append(" ORDER BY id DESC LIMIT :limit");
+        return jdbc.sql(sql.toString())
+                .paramSource(params)
+                .query(RunRowMapper.INSTANCE)
+                .list();
+    }
+
+    private StringBuilder filtered(
+            RunQuery query, Set<RunStatus> statuses, @Nullable UUID below, MapSqlParameterSource params) {
+        params.addValue("environment", environment, Types.VARCHAR);
         StringBuilder sql = new StringBuilder("SELECT * FROM " + schema + ".runs WHERE environment = :environment");
-        if (!query.statuses().isEmpty()) {
+        if (!statuses.isEmpty()) {
             sql.append(" AND status IN (:statuses)");
             params.addValue(
-                    "statuses",
-                    query.statuses().stream().map(RunStatus::name).sorted().toList());
+                    "statuses", statuses.stream().map(RunStatus::name).sorted().toList());
         }
         if (!query.taskIds().isEmpty()) {
             sql.append(" AND task_id IN (:taskIds)");
@@ -87,18 +117,8 @@ public final class RunListing {
                 "finishedTo",
                 timestamp(query.finishedTo()),
                 Types.TIMESTAMP_WITH_TIMEZONE);
-        condition(sql, params, "id <", "after", decode(query.cursor()), Types.OTHER);
-        sql.append(" ORDER BY id DESC LIMIT :limit");
-        List<Run> rows = new ArrayList<>(jdbc.sql(sql.toString())
-                .paramSource(params)
-                .query(RunRowMapper.INSTANCE)
-                .list());
-        String next = null;
-        if (rows.size() > query.limit()) {
-            rows.remove(rows.size() - 1);
-            next = encode(rows.get(rows.size() - 1).id());
-        }
-        return new Page<>(rows, next);
+        condition(sql, params, "id <", "after", below, Types.OTHER);
+        return sql;
     }
 
     private static void condition(

@@ -239,6 +239,16 @@ function actionBar(run, actions, reload) {
             if (reason !== null) act('Cancel', `runs/${run.id}/cancel`, {reason}, 'Cancellation recorded');
         }}}));
     }
+    if (actions.resume) {
+        buttons.push(h('button', {class: 'button button-primary', id: 'action-resume', text: 'Resume', on: {click: async () => {
+            const ok = await confirmAction({
+                title: 'Resume this run in place?',
+                message: [h('span', {text: 'The run of '}), h('strong', {text: run.taskId}), h('span', {text: ' goes back to the queue with the same id, keys and a fresh attempt budget. Its recorded steps are replayed, not run again; the step that failed runs again with the same step id.'})],
+                confirmLabel: 'Resume'
+            });
+            if (ok !== null) act('Resume', `runs/${run.id}/resume`, {}, 'Run resumed');
+        }}}));
+    }
     if (actions.retry) {
         buttons.push(h('button', {class: 'button button-primary', id: 'action-retry', text: 'Retry', on: {click: async () => {
             const ok = await confirmAction({title: 'Retry this failed run?', message: 'A new run of the same task and payload is created with a fresh attempt budget.', confirmLabel: 'Retry'});
