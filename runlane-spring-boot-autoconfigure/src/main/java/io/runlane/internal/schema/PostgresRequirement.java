@@ -3,16 +3,12 @@ package io.runlane.internal.schema;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Locale;
 
 /**
  * Runlane's SQL relies on PostgreSQL (partial indexes, {@code SKIP LOCKED}, advisory locks, {@code jsonb},
  * {@code LISTEN/NOTIFY}); any other database would fail later with an obscure missing-function error, so start-up
- * checks the product and version first and says so plainly. It then probes, once and only here, the two capabilities
- * that PostgreSQL-compatible databases most often lack: advisory locks (limited queues' claims, batches, schema
- * migration) and {@code LISTEN/NOTIFY} (wake-ups, awaiting results). A database that reports itself as PostgreSQL but
- * refuses either is named at start-up with the capability it refused.
+ * checks the product and version first and says so plainly.
  */
 final class PostgresRequirement {
 
@@ -29,35 +25,6 @@ final class PostgresRequirement {
         boolean postgres = product != null && product.toLowerCase(Locale.ROOT).contains("postgresql");
         if (!postgres || metaData.getDatabaseMajorVersion() < MINIMUM_MAJOR_VERSION) {
             throw new UnsupportedDatabaseException(product + " " + shortVersion(version));
-        }
-        probe(connection, product + " " + shortVersion(version));
-    }
-
-    /** The probes: each statement must run; none leaves a lock, a listener or a notification behind. */
-    private static final String[][] PROBES = {
-        {
-            "advisory locks",
-            "SELECT pg_advisory_unlock(hashtextextended('runlane:probe', 0)) OR true"
-                    + " FROM (SELECT pg_try_advisory_lock(hashtextextended('runlane:probe', 0))) AS locked"
-        },
-        {"LISTEN/NOTIFY", "LISTEN runlane_capability_probe"},
-        {"LISTEN/NOTIFY", "UNLISTEN runlane_capability_probe"},
-        {"LISTEN/NOTIFY", "SELECT pg_notify('runlane_capability_probe', '')"}
-    };
-
-    private static void probe(Connection connection, String found) throws SQLException {
-        for (String[] probe : PROBES) {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute(probe[1]);
-            } catch (SQLException ex) {
-                if (!connection.getAutoCommit()) {
-                    connection.rollback();
-                }
-                throw new UnsupportedDatabaseException(found, probe[0], ex);
-            }
-        }
-        if (!connection.getAutoCommit()) {
-            connection.rollback();
         }
     }
 

@@ -15,15 +15,6 @@ public final class UnsupportedDatabaseException extends RunlaneException {
         this.found = found;
     }
 
-    /** The database reports itself as PostgreSQL but refused a capability Runlane relies on. */
-    public UnsupportedDatabaseException(String found, String capability, Throwable cause) {
-        super(
-                "database_unsupported",
-                "Runlane requires PostgreSQL's " + capability + ", which " + found + " refused: " + cause.getMessage(),
-                cause);
-        this.found = found;
-    }
-
     /** The product and version found, such as {@code H2 2.4.240}. */
     public String found() {
         return found;
