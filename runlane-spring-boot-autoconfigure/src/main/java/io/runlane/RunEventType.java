@@ -27,5 +27,7 @@ public enum RunEventType {
      * An operator put a {@code FAILED} or {@code CANCELLED} run back to {@code QUEUED} in place (S-RV-1); the actor
      * says who, the detail which status it left.
      */
-    RESUMED
+    RESUMED,
+    /** A trigger folded into this pending debounced run (S-DB-6); the detail says when the run is now due. */
+    DEBOUNCED
 }

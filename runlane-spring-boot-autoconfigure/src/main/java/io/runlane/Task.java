@@ -75,4 +75,41 @@ public @interface Task {
      * concurrency limit, a singleton key or the rotation between queues.
      */
     int priority() default 0;
+
+    /**
+     * The debounce period, such as {@code 5s}: triggers of one debounce key ({@link TaskKeys#debounceKey} or {@link
+     * TriggerOptions.Builder#debounceKey}) fold into one pending run that starts this long after the last of them
+     * (S-DB-1). Empty means no debounce; a trigger's {@link TriggerOptions.Builder#debounce} overrides it.
+     */
+    String debounce() default "";
+
+    /**
+     * The longest a debounced run is postponed after the first trigger of its window, such as {@code 1m} (S-DB-1);
+     * empty means no bound. Not shorter than {@link #debounce()}.
+     */
+    String debounceMaxWait() default "";
+
+    /** Whether a folded trigger replaces the pending run's payload ({@code LATEST}) or keeps the first (S-DB-2). */
+    DebounceMode debounceMode() default DebounceMode.LATEST;
+
+    /**
+     * At most this many runs of the task per rate-limit key ({@link TaskKeys#rateLimitKey} or {@link
+     * TriggerOptions.Builder#rateLimitKey}; none: one limit for the task) are created in any window of {@link
+     * #rateLimitPeriod()}; a trigger over it fails with {@link RateLimitExceededException} (S-RT-1, S-RT-2). 0
+     * means no limit.
+     */
+    int rateLimit() default 0;
+
+    /** The window of {@link #rateLimit()}, such as {@code 1m} or {@code 1h}; required with a rate limit. */
+    String rateLimitPeriod() default "";
+
+    /**
+     * At most this many attempts of the task per throttle key ({@link TaskKeys#throttleKey} or {@link
+     * TriggerOptions.Builder#throttleKey}; none: one throttle for the task) start in any window of {@link
+     * #throttlePeriod()}, across all instances; runs over it wait their turn (S-TH-1, S-TH-2). 0 means none.
+     */
+    int throttle() default 0;
+
+    /** The window of {@link #throttle()}, such as {@code 1s}; required with a throttle. */
+    String throttlePeriod() default "";
 }

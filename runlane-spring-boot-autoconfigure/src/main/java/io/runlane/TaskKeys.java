@@ -24,4 +24,19 @@ public interface TaskKeys<P> {
     default @Nullable String concurrencyKey(P payload) {
         return null;
     }
+
+    /** The debounce key whose triggers fold into one pending run (S-DB-1), or {@code null} for none. */
+    default @Nullable String debounceKey(P payload) {
+        return null;
+    }
+
+    /** The key the task's rate limit counts per (S-RT-1), or {@code null} for one limit for the whole task. */
+    default @Nullable String rateLimitKey(P payload) {
+        return null;
+    }
+
+    /** The key the task's throttle counts per (S-TH-1), or {@code null} for one throttle for the whole task. */
+    default @Nullable String throttleKey(P payload) {
+        return null;
+    }
 }

@@ -23,6 +23,11 @@ public final class TriggerOptions {
     private final @Nullable SingletonConflictPolicy onSingletonConflict;
     private final @Nullable String signalName;
     private final @Nullable Integer priority;
+    private final @Nullable String debounceKey;
+    private final @Nullable Duration debounce;
+    private final @Nullable Duration debounceMaxWait;
+    private final @Nullable String rateLimitKey;
+    private final @Nullable String throttleKey;
 
     private TriggerOptions(Builder builder) {
         this.idempotencyKey = builder.idempotencyKey;
@@ -35,6 +40,11 @@ public final class TriggerOptions {
         this.onSingletonConflict = builder.onSingletonConflict;
         this.signalName = builder.signalName;
         this.priority = builder.priority;
+        this.debounceKey = builder.debounceKey;
+        this.debounce = builder.debounce;
+        this.debounceMaxWait = builder.debounceMaxWait;
+        this.rateLimitKey = builder.rateLimitKey;
+        this.throttleKey = builder.throttleKey;
     }
 
     /** Options that override nothing. */
@@ -92,6 +102,34 @@ public final class TriggerOptions {
         return priority;
     }
 
+    /**
+     * The debounce key of this call (S-DB-1), overriding the task's resolver: triggers of one key fold into one
+     * pending run. {@code null}: the task's ({@code debounceKey(payload)}).
+     */
+    public @Nullable String debounceKey() {
+        return debounceKey;
+    }
+
+    /** The debounce period of this call, overriding {@code @Task(debounce)} (S-DB-1); {@code null}: the task's. */
+    public @Nullable Duration debounce() {
+        return debounce;
+    }
+
+    /** The longest postponement of this call's debounce window (S-DB-1); {@code null}: the task's. */
+    public @Nullable Duration debounceMaxWait() {
+        return debounceMaxWait;
+    }
+
+    /** The rate-limit key of this call (S-RT-1), overriding the task's resolver; {@code null}: the task's. */
+    public @Nullable String rateLimitKey() {
+        return rateLimitKey;
+    }
+
+    /** The throttle key of the run (S-TH-1), overriding the task's resolver; {@code null}: the task's. */
+    public @Nullable String throttleKey() {
+        return throttleKey;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof TriggerOptions that
@@ -104,7 +142,12 @@ public final class TriggerOptions {
                 && Objects.equals(runAt, that.runAt)
                 && onSingletonConflict == that.onSingletonConflict
                 && Objects.equals(signalName, that.signalName)
-                && Objects.equals(priority, that.priority);
+                && Objects.equals(priority, that.priority)
+                && Objects.equals(debounceKey, that.debounceKey)
+                && Objects.equals(debounce, that.debounce)
+                && Objects.equals(debounceMaxWait, that.debounceMaxWait)
+                && Objects.equals(rateLimitKey, that.rateLimitKey)
+                && Objects.equals(throttleKey, that.throttleKey);
     }
 
     @Override
@@ -119,7 +162,12 @@ public final class TriggerOptions {
                 runAt,
                 onSingletonConflict,
                 signalName,
-                priority);
+                priority,
+                debounceKey,
+                debounce,
+                debounceMaxWait,
+                rateLimitKey,
+                throttleKey);
     }
 
     @Override
@@ -127,7 +175,10 @@ public final class TriggerOptions {
         return "TriggerOptions[idempotencyKey=" + idempotencyKey + ", idempotencyKeyTtl=" + idempotencyKeyTtl
                 + ", singletonKey=" + singletonKey + ", concurrencyKey=" + concurrencyKey + ", queue=" + queue
                 + ", delay=" + delay + ", runAt=" + runAt + ", onSingletonConflict=" + onSingletonConflict
-                + ", signalName=" + signalName + ", priority=" + priority + "]";
+                + ", signalName=" + signalName + ", priority=" + priority + ", debounceKey=" + debounceKey
+                + ", debounce="
+                + debounce + ", debounceMaxWait=" + debounceMaxWait + ", rateLimitKey=" + rateLimitKey
+                + ", throttleKey=" + throttleKey + "]";
     }
 
     /** Builds {@link TriggerOptions}; a builder is not thread-safe, the options it builds are immutable. */
@@ -143,6 +194,11 @@ public final class TriggerOptions {
         private @Nullable SingletonConflictPolicy onSingletonConflict;
         private @Nullable String signalName;
         private @Nullable Integer priority;
+        private @Nullable String debounceKey;
+        private @Nullable Duration debounce;
+        private @Nullable Duration debounceMaxWait;
+        private @Nullable String rateLimitKey;
+        private @Nullable String throttleKey;
 
         private Builder() {}
 
@@ -207,6 +263,39 @@ public final class TriggerOptions {
          */
         public Builder priority(int priority) {
             this.priority = priority;
+            return this;
+        }
+
+        /**
+         * Folds this trigger into the pending run of this debounce key (S-DB-1); overrides the task's resolver. Not
+         * with {@link #delay} or {@link #runAt}: the debounce decides the start (S-DB-6).
+         */
+        public Builder debounceKey(@Nullable String debounceKey) {
+            this.debounceKey = debounceKey;
+            return this;
+        }
+
+        /** The debounce period for this call (S-DB-1), overriding {@code @Task(debounce)}. */
+        public Builder debounce(@Nullable Duration debounce) {
+            this.debounce = debounce;
+            return this;
+        }
+
+        /** The longest postponement after a window's first trigger (S-DB-1), overriding the task's. */
+        public Builder debounceMaxWait(@Nullable Duration debounceMaxWait) {
+            this.debounceMaxWait = debounceMaxWait;
+            return this;
+        }
+
+        /** The key the task's rate limit counts this trigger under (S-RT-1), overriding the task's resolver. */
+        public Builder rateLimitKey(@Nullable String rateLimitKey) {
+            this.rateLimitKey = rateLimitKey;
+            return this;
+        }
+
+        /** The key the task's throttle counts this run's attempts under (S-TH-1), overriding the task's resolver. */
+        public Builder throttleKey(@Nullable String throttleKey) {
+            this.throttleKey = throttleKey;
             return this;
         }
 

@@ -15,5 +15,10 @@ public enum TriggerOutcome {
      * The singleton key was held and the policy was {@link SingletonConflictPolicy#SIGNAL_OWNER}: the payload was
      * delivered to the owner as a signal, which is returned; no run was created (S-CP-4).
      */
-    SIGNALED_SINGLETON_OWNER
+    SIGNALED_SINGLETON_OWNER,
+    /**
+     * The trigger folded into the debounce key's pending run, which is returned: its due time moved and, in {@link
+     * DebounceMode#LATEST} mode, its payload was replaced; no run was created (S-DB-1, S-DB-2).
+     */
+    DEBOUNCED
 }

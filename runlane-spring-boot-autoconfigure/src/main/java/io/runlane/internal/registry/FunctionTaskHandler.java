@@ -50,6 +50,21 @@ public final class FunctionTaskHandler implements TaskHandler<Object> {
     }
 
     @Override
+    public @Nullable String debounceKey(Object payload) {
+        return function.debounceKey(payload);
+    }
+
+    @Override
+    public @Nullable String rateLimitKey(Object payload) {
+        return function.rateLimitKey(payload);
+    }
+
+    @Override
+    public @Nullable String throttleKey(Object payload) {
+        return function.throttleKey(payload);
+    }
+
+    @Override
     public String toString() {
         return function.toString();
     }

@@ -40,6 +40,21 @@ final class LazyTaskHandler implements TaskHandler<Object> {
         return handler().concurrencyKey(payload);
     }
 
+    @Override
+    public @Nullable String debounceKey(Object payload) {
+        return handler().debounceKey(payload);
+    }
+
+    @Override
+    public @Nullable String rateLimitKey(Object payload) {
+        return handler().rateLimitKey(payload);
+    }
+
+    @Override
+    public @Nullable String throttleKey(Object payload) {
+        return handler().throttleKey(payload);
+    }
+
     @SuppressWarnings("unchecked")
     private TaskHandler<Object> handler() {
         TaskHandler<Object> resolved = handler;

@@ -31,6 +31,9 @@ import org.jspecify.annotations.Nullable;
  * @param onSingletonConflict what a trigger of this task does when its singleton key is held (S-CP-1):
  *     {@code @Task(onSingletonConflict)}, {@code FAIL} unless declared; read once, as every trigger asks
  * @param priority the priority of the task's runs unless a trigger names one (S-PR-1)
+ * @param debounce the task's debounce, or {@code null} for none unless a trigger names one (S-DB-1)
+ * @param rateLimit the task's rate limit, or {@code null} for none (S-RT-1)
+ * @param throttle the task's throttle, or {@code null} for none (S-TH-1)
  */
 public record TaskDefinition(
         String id,
@@ -47,7 +50,10 @@ public record TaskDefinition(
         @Nullable Duration maxBackoff,
         @Nullable Duration timeout,
         SingletonConflictPolicy onSingletonConflict,
-        int priority) {
+        int priority,
+        @Nullable DebouncePolicy debounce,
+        @Nullable RateLimitPolicy rateLimit,
+        @Nullable ThrottlePolicy throttle) {
 
     /** Whether the task declared a backoff of its own rather than leaving the configured one. */
     public boolean declaresBackoff() {

@@ -5,6 +5,7 @@ import io.runlane.RunlaneException;
 import io.runlane.Task;
 import io.runlane.TaskFunction;
 import io.runlane.TaskHandler;
+import io.runlane.internal.kernel.FlowControlRules;
 import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.KeyRules;
 import io.runlane.internal.kernel.PriorityRules;
@@ -122,7 +123,67 @@ public final class TaskDefinitionReader {
                 maxBackoff,
                 timeout,
                 task.onSingletonConflict(),
-                task.priority());
+                task.priority(),
+                debounce(handlerClass, task),
+                rateLimit(handlerClass, task),
+                throttle(handlerClass, task));
+    }
+
+    private static @Nullable DebouncePolicy debounce(Class<?> handlerClass, Task task) {
+        if (task.debounce().isEmpty()) {
+            if (!task.debounceMaxWait().isEmpty()) {
+                throw new TaskDeclarationException(
+                        handlerClass, "debounceMaxWait '" + task.debounceMaxWait() + "' needs a debounce period");
+            }
+            return null;
+        }
+        Duration period = duration(handlerClass, "debounce", task.debounce());
+        declared(handlerClass, "debounce", FlowControlRules.debounceViolation(period), "S-DB-1");
+        Duration maxWait = null;
+        if (!task.debounceMaxWait().isEmpty()) {
+            maxWait = duration(handlerClass, "debounceMaxWait", task.debounceMaxWait());
+            declared(
+                    handlerClass,
+                    "debounceMaxWait",
+                    FlowControlRules.debounceMaxWaitViolation(maxWait, period),
+                    "S-DB-1");
+        }
+        return new DebouncePolicy(period, maxWait, task.debounceMode());
+    }
+
+    private static @Nullable RateLimitPolicy rateLimit(Class<?> handlerClass, Task task) {
+        if (task.rateLimit() == 0 && task.rateLimitPeriod().isEmpty()) {
+            return null;
+        }
+        declared(handlerClass, "rateLimit", FlowControlRules.rateLimitViolation(task.rateLimit()), "S-RT-1");
+        if (task.rateLimitPeriod().isEmpty()) {
+            throw new TaskDeclarationException(
+                    handlerClass, "rateLimit " + task.rateLimit() + " needs a rateLimitPeriod such as '1m' (S-RT-1)");
+        }
+        Duration period = duration(handlerClass, "rateLimitPeriod", task.rateLimitPeriod());
+        declared(handlerClass, "rateLimitPeriod", FlowControlRules.rateLimitPeriodViolation(period), "S-RT-1");
+        return new RateLimitPolicy(task.rateLimit(), period);
+    }
+
+    private static @Nullable ThrottlePolicy throttle(Class<?> handlerClass, Task task) {
+        if (task.throttle() == 0 && task.throttlePeriod().isEmpty()) {
+            return null;
+        }
+        declared(handlerClass, "throttle", FlowControlRules.throttleViolation(task.throttle()), "S-TH-1");
+        if (task.throttlePeriod().isEmpty()) {
+            throw new TaskDeclarationException(
+                    handlerClass, "throttle " + task.throttle() + " needs a throttlePeriod such as '1s' (S-TH-1)");
+        }
+        Duration period = duration(handlerClass, "throttlePeriod", task.throttlePeriod());
+        declared(handlerClass, "throttlePeriod", FlowControlRules.throttlePeriodViolation(period), "S-TH-1");
+        return new ThrottlePolicy(task.throttle(), period);
+    }
+
+    private static void declared(Class<?> handlerClass, String attribute, @Nullable String reason, String rule) {
+        if (reason != null) {
+            throw new TaskDeclarationException(
+                    handlerClass, attribute + " " + reason + " (" + rule + ", " + Guarantees.link(rule) + ")");
+        }
     }
 
     private static String checked(Class<?> handlerClass, String attribute, String value) {
