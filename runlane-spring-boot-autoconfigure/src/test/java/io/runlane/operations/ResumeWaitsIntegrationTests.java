@@ -199,10 +199,7 @@ class ResumeWaitsIntegrationTests {
         assertThat(events)
                 .filteredOn(event -> event.type() == RunEventType.RESUMED)
                 .hasSize(1);
-        int resumed = events.stream()
-                .map(RunEvent::type)
-                .toList()
-                .indexOf(RunEventType.RESUMED);
+        int resumed = events.stream().map(RunEvent::type).toList().indexOf(RunEventType.RESUMED);
         return events.subList(resumed + 1, events.size()).stream()
                 .map(RunEvent::type)
                 .filter(type -> type != RunEventType.STEP_COMPLETED && type != RunEventType.SIGNAL_CONSUMED)
@@ -222,7 +219,9 @@ class ResumeWaitsIntegrationTests {
     }
 
     private Instant databaseNow() {
-        return runlane.jdbc().queryForObject("SELECT statement_timestamp()", java.sql.Timestamp.class).toInstant();
+        return runlane.jdbc()
+                .queryForObject("SELECT statement_timestamp()", java.sql.Timestamp.class)
+                .toInstant();
     }
 
     private Map<String, Object> waitColumns(UUID runId) {
@@ -247,7 +246,9 @@ class ResumeWaitsIntegrationTests {
         runlane.template().runs().resume(runId);
 
         Run waitingAgain = await().atMost(Duration.ofSeconds(20))
-                .until(() -> runlane.run(runId), run -> run.status() == RunStatus.WAITING && count(runId, "execution") == 2);
+                .until(
+                        () -> runlane.run(runId),
+                        run -> run.status() == RunStatus.WAITING && count(runId, "execution") == 2);
         assertThat(waitingAgain.runAt()).isEqualTo(wakeAt);
         assertThat(recordedInstant(runId, "nap")).isEqualTo(wakeAt);
         Run succeeded = awaitStatus(runId, RunStatus.SUCCEEDED);
@@ -285,7 +286,8 @@ class ResumeWaitsIntegrationTests {
             + " replays the step that triggered the child and answers with the child's result")
     void cancelledAwaitResultResumesWithTheChildsResult() {
         childGate = new CountDownLatch(1);
-        UUID parent = trigger("resumewait.parent", new Parent.Payload(0, Duration.ofHours(1).toMillis()));
+        UUID parent = trigger(
+                "resumewait.parent", new Parent.Payload(0, Duration.ofHours(1).toMillis()));
         runlane.startWorker();
         awaitStatus(parent, RunStatus.WAITING);
         UUID child = UUID.fromString(step(parent, "spawn").resultJson().replace("\"", ""));
@@ -315,7 +317,8 @@ class ResumeWaitsIntegrationTests {
     @DisplayName("S-RV-6: a run that failed because its awaitResult timed out replays the recorded time-out when"
             + " resumed and fails again at once; a fork from the await's deadline step waits for the same child anew")
     void awaitTimeOutReplaysOnResumeAndForkWaitsAnew() {
-        UUID parent = trigger("resumewait.parent", new Parent.Payload(Duration.ofHours(1).toMillis(), 300));
+        UUID parent = trigger(
+                "resumewait.parent", new Parent.Payload(Duration.ofHours(1).toMillis(), 300));
         runlane.startWorker();
         Run failed = awaitStatus(parent, RunStatus.FAILED);
         assertThat(failed.failure().code()).isEqualTo("await_timeout");
@@ -368,7 +371,8 @@ class ResumeWaitsIntegrationTests {
             + " is consumed by awaitSignal after the resume; a send to the FAILED run is refused and stores nothing")
     void signalKeptThroughFailureIsConsumedAfterResume() {
         PREPARE_FAILS.set(true);
-        UUID runId = trigger("resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
+        UUID runId = trigger(
+                "resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
         runlane.template().signals().send(runId, "a", new Gated.Approval("ann"));
         runlane.template().signals().send(runId, "b", new Gated.Approval("bob"), "b-1");
         runlane.startWorker();
@@ -396,7 +400,8 @@ class ResumeWaitsIntegrationTests {
             + " deadline: resumed, it waits again, without a stale wait left on the row, and a signal sent then wakes"
             + " it once")
     void cancelledAwaitSignalWaitsAgainWithItsMailbox() {
-        UUID runId = trigger("resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
+        UUID runId = trigger(
+                "resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
         runlane.template().signals().send(runId, "b", new Gated.Approval("bob"), "b-1");
         runlane.startWorker();
         Run waiting = awaitStatus(runId, RunStatus.WAITING);
@@ -411,7 +416,9 @@ class ResumeWaitsIntegrationTests {
 
         assertThat(resumed.status()).isIn(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING);
         Run waitingAgain = await().atMost(Duration.ofSeconds(20))
-                .until(() -> runlane.run(runId), run -> run.status() == RunStatus.WAITING && count(runId, "execution") == 2);
+                .until(
+                        () -> runlane.run(runId),
+                        run -> run.status() == RunStatus.WAITING && count(runId, "execution") == 2);
         assertThat(waitingAgain.runAt()).isEqualTo(deadline);
         assertThat(waitColumns(runId).get("awaiting_signal")).isEqualTo("a");
         assertThat(runlane.template().signals().send(runId, "b", new Gated.Approval("bob again"), "b-1"))
@@ -434,7 +441,8 @@ class ResumeWaitsIntegrationTests {
     @DisplayName("S-RV-6: a resume clears the wait the cancelled run was registered for, so no wake-up source"
             + " touches the queued run")
     void resumeClearsTheStaleWait() {
-        UUID runId = trigger("resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
+        UUID runId = trigger(
+                "resumewait.gated", new Gated.Payload(Duration.ofHours(1).toMillis()));
         runlane.startWorker();
         awaitStatus(runId, RunStatus.WAITING);
         runlane.stop();
