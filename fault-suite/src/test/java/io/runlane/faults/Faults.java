@@ -323,7 +323,7 @@ final class Faults {
      * 1c: {@code kill -9} of an instance in the middle of a bulk resume (S-RV-4). Once the load window closed and
      * every run of the scenario failed its first life ({@link Workload#FAILING_FIRST_LIFE}), the instance {@code
      * bulkTarget} resumes them all in one {@code resumeAll} call, selected by task, status, creation time and failure
-     * code, and is killed as soon as a few are resumed. Right after the kill every run must be either untouched (still
+     * code, and is killed once 30 are resumed. Right after the kill every run must be either untouched (still
      * {@code FAILED} with its failure, no {@code RESUMED} event) or resumed once with its key taken again: one
      * transaction per run, never half of one. Then {@code finishTarget} resumes the rest, calling until nothing
      * matches, and the killed instance restarts.
@@ -356,7 +356,7 @@ final class Faults {
             caller.start();
             Integer seen = poll(context, Duration.ofSeconds(30), Duration.ofMillis(1), connection -> {
                 int resumed = resumedRuns(context, connection);
-                return resumed >= 5 ? resumed : null;
+                return resumed >= 30 ? resumed : null;
             });
             context.killed().add(instance);
             bulk.kill();
