@@ -396,7 +396,7 @@ final class Faults {
                 .formatted(context.cluster().schema());
         int[] previous = {-1};
         return poll(context, Duration.ofMinutes(2), Duration.ofSeconds(1), connection -> {
-            try (PreparedStatement statement = scenarioStatement(context, connection, sql, 1)) {
+            try (PreparedStatement statement = scenarioStatement(context, connection, sql)) {
                 try (ResultSet rs = statement.executeQuery()) {
                     rs.next();
                     int runs = rs.getInt(1);
@@ -413,7 +413,7 @@ final class Faults {
 
                   AND EXISTS (SELECT FROM %1$s.run_events e WHERE e.run_id = r.id AND e.type = 'RESUMED')""")
                 .formatted(context.cluster().schema());
-        try (PreparedStatement statement = scenarioStatement(context, connection, sql, 1);
+        try (PreparedStatement statement = scenarioStatement(context, connection, sql);
                 ResultSet rs = statement.executeQuery()) {
             rs.next();
             return rs.getInt(1);
@@ -433,7 +433,7 @@ final class Faults {
                        (SELECT count(*) FROM %1$s.runs o WHERE o.environment = r.environment
                           AND o.task_id = r.task_id AND o.idempotency_key = r.idempotency_key AND o.id <> r.id)
                 """ + SCENARIO_RUNS).formatted(context.cluster().schema());
-        try (PreparedStatement statement = scenarioStatement(context, connection, sql, 1);
+        try (PreparedStatement statement = scenarioStatement(context, connection, sql);
                 ResultSet rs = statement.executeQuery()) {
             while (rs.next()) {
                 UUID runId = rs.getObject(1, UUID.class);
@@ -456,13 +456,13 @@ final class Faults {
         }
     }
 
-    /** {@code sql} with the scenario's environment, task and key prefix bound from parameter {@code first} on. */
-    private static PreparedStatement scenarioStatement(
-            FaultContext context, Connection connection, String sql, int first) throws SQLException {
+    /** {@code sql}, ending in {@link #SCENARIO_RUNS}, with the scenario's environment, task and key prefix bound. */
+    private static PreparedStatement scenarioStatement(FaultContext context, Connection connection, String sql)
+            throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setString(first, FaultCluster.ENVIRONMENT);
-        statement.setString(first + 1, EffectTask.ID);
-        statement.setString(first + 2, context.scenario() + ".");
+        statement.setString(1, FaultCluster.ENVIRONMENT);
+        statement.setString(2, EffectTask.ID);
+        statement.setString(3, context.scenario() + ".");
         return statement;
     }
 
