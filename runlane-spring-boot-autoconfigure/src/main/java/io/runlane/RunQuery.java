@@ -1,7 +1,10 @@
 package io.runlane;
 
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * @param createdTo only runs created before this instant
  * @param finishedFrom only runs finished at or after this instant
  * @param finishedTo only runs finished before this instant
+ * @param failureCodes only runs whose stored failure has one of these codes ({@link RunFailure#code()}: a {@code
+ *     FAILED} run's, or the last failed attempt's of a {@code RETRYING} one); empty means any run, with or without a
+ *     failure
  * @param limit the page size, clamped to 1..{@value #MAX_LIMIT}
  * @param cursor the {@link Page#nextCursor()} of the previous page, or {@code null} for the first page
  */
@@ -33,6 +39,7 @@ public record RunQuery(
         @Nullable Instant createdTo,
         @Nullable Instant finishedFrom,
         @Nullable Instant finishedTo,
+        Set<String> failureCodes,
         int limit,
         @Nullable String cursor) {
 
@@ -44,7 +51,38 @@ public record RunQuery(
         statuses = statuses.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(statuses));
         taskIds = List.copyOf(taskIds);
         queues = List.copyOf(queues);
+        // Not Set.copyOf: a null code is reported by the operation that validates the filters, naming the field.
+        failureCodes =
+                failureCodes.isEmpty() ? Set.of() : Collections.unmodifiableSet(new LinkedHashSet<>(failureCodes));
         limit = Math.max(1, Math.min(MAX_LIMIT, limit));
+    }
+
+    /** A query without a failure-code filter: the constructor before {@link #failureCodes()} existed. */
+    public RunQuery(
+            Set<RunStatus> statuses,
+            List<String> taskIds,
+            List<String> queues,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            @Nullable Instant createdFrom,
+            @Nullable Instant createdTo,
+            @Nullable Instant finishedFrom,
+            @Nullable Instant finishedTo,
+            int limit,
+            @Nullable String cursor) {
+        this(
+                statuses,
+                taskIds,
+                queues,
+                idempotencyKey,
+                singletonKey,
+                createdFrom,
+                createdTo,
+                finishedFrom,
+                finishedTo,
+                Set.of(),
+                limit,
+                cursor);
     }
 
     /** Every run, first page, default size. */
@@ -68,6 +106,7 @@ public record RunQuery(
                 createdTo,
                 finishedFrom,
                 finishedTo,
+                failureCodes,
                 limit,
                 cursor);
     }
@@ -84,6 +123,7 @@ public record RunQuery(
         private @Nullable Instant createdTo;
         private @Nullable Instant finishedFrom;
         private @Nullable Instant finishedTo;
+        private Set<String> failureCodes = Set.of();
         private int limit = DEFAULT_LIMIT;
         private @Nullable String cursor;
 
@@ -131,6 +171,22 @@ public record RunQuery(
             return this;
         }
 
+        /**
+         * Only runs whose stored failure has one of these codes, such as {@code upstream_unavailable} (the {@link
+         * RunlaneException#code()} of the exception the run failed with, {@code exception} for any other); none: any
+         * run.
+         */
+        public Builder failureCodes(String... failureCodes) {
+            this.failureCodes = new LinkedHashSet<>(Arrays.asList(failureCodes));
+            return this;
+        }
+
+        /** Like {@link #failureCodes(String...)}. */
+        public Builder failureCodes(Set<String> failureCodes) {
+            this.failureCodes = failureCodes;
+            return this;
+        }
+
         public Builder limit(int limit) {
             this.limit = limit;
             return this;
@@ -152,6 +208,7 @@ public record RunQuery(
                     createdTo,
                     finishedFrom,
                     finishedTo,
+                    failureCodes,
                     limit,
                     cursor);
         }

@@ -1,5 +1,6 @@
 package io.runlane.faults;
 
+import io.runlane.NonRetryableException;
 import io.runlane.RunContext;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
@@ -12,6 +13,10 @@ import java.util.UUID;
  * attempt in the effect log, works for the planned time, and records the end. The budget of attempts is large, so a
  * run never fails because faults cut many of its attempts: a failed owner would release its key and let a later
  * trigger create a second run legitimately, which would hide real duplicates.
+ *
+ * <p>A payload that fails its first life ({@link Workload#FAILING_FIRST_LIFE}) fails its first attempt with {@link
+ * #FIRST_LIFE_FAILURE} before it records anything, and behaves as any other once an operator resumed it (S-RV-1):
+ * the effect log then holds the attempts of its second life only.
  *
  * <p>A transactional payload ({@link Workload#TRANSACTIONAL_STEPS}) does most of its work inside a transactional step
  * (S-ST-8) that first writes the run's row of an application table ({@link StepRows}) and marks in the effect log
@@ -30,7 +35,18 @@ class EffectTask implements TaskHandler<EffectTask.Payload> {
             @NotBlank String scenario,
             @NotBlank String key,
             @PositiveOrZero long workMillis,
-            boolean transactional) {}
+            boolean transactional,
+            boolean failFirstLife) {}
+
+    /** The code of the first life's failure of a {@link Payload#failFirstLife()} run, which a bulk resume selects. */
+    static final String FIRST_LIFE_FAILURE = "upstream_unavailable";
+
+    /** Fails a run at once, whatever its budget, with the code {@link #FIRST_LIFE_FAILURE}. */
+    static final class UpstreamUnavailable extends NonRetryableException {
+        UpstreamUnavailable() {
+            super(FIRST_LIFE_FAILURE, "upstream unavailable in the run's first life", null);
+        }
+    }
 
     private final EffectLog effects;
 
@@ -48,6 +64,10 @@ class EffectTask implements TaskHandler<EffectTask.Payload> {
 
     @Override
     public void run(Payload payload, RunContext context) throws Exception {
+        if (payload.failFirstLife() && context.attempt() == 1) {
+            // Before the effect: the effect log shows only the attempts after the resume.
+            throw new UpstreamUnavailable();
+        }
         long startNanos = System.nanoTime();
         UUID effect = effects.started(context.runId(), context.attempt(), payload.scenario(), payload.workMillis());
         long stepMillis = payload.transactional() ? Workload.stepMillis(payload.workMillis()) : 0;

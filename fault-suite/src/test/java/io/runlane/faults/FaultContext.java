@@ -33,6 +33,10 @@ final class FaultContext {
 
     private final List<LateClaim> lateClaims = new CopyOnWriteArrayList<>();
 
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+
+    private volatile int resumedAtKill = -1;
+
     /** An attempt a partition was meant to turn into a zombie whose completion is refused. */
     record Watched(UUID runId, int attempt, String instance) {}
 
@@ -90,6 +94,25 @@ final class FaultContext {
 
     List<String> notes() {
         return notes;
+    }
+
+    /** Broken promises an injector saw while the scenario ran, which the drained evidence cannot show. */
+    List<String> violations() {
+        return violations;
+    }
+
+    void violation(String text) {
+        violations.add(text);
+        System.out.println("FAULTS-EVENT scenario=" + scenario + " VIOLATION " + text);
+    }
+
+    /** How many runs a bulk resume had resumed when its instance was killed; -1 when no such kill happened. */
+    int resumedAtKill() {
+        return resumedAtKill;
+    }
+
+    void resumedAtKill(int resumed) {
+        resumedAtKill = resumed;
     }
 
     void note(String text) {

@@ -261,6 +261,10 @@ class FaultInjectionIT {
             report.violation("no claim's answer was held until a later attempt of one of its runs ran elsewhere, so"
                     + " a late claim answer (S-EX-30) was not exercised");
         }
+        context.violations().forEach(report::violation);
+        if (scenario.required() == FaultScenario.Required.BULK_RESUME_KILL) {
+            checkBulkResume(context, evidence, report);
+        }
         for (FaultContext.LateClaim late : context.lateClaims()) {
             List<Evidence.EffectRow> started = effects.getOrDefault(late.runId(), List.of()).stream()
                     .filter(effect -> effect.attempt() == late.attempt())
@@ -294,6 +298,30 @@ class FaultInjectionIT {
                 report.note("zombie run " + zombie.runId() + " attempt " + zombie.attempt() + " on "
                         + zombie.instance() + " finished after its lease expired; its completion was refused and a"
                         + " later attempt succeeded (S-EX-3)");
+            }
+        }
+    }
+
+    /**
+     * S-RV-4 after a {@code kill -9} in the middle of a bulk resume and a second one elsewhere: the kill hit the bulk
+     * resume midway (some runs resumed, some not yet), and after the drain every run was resumed exactly once.
+     */
+    private static void checkBulkResume(FaultContext context, Evidence evidence, FaultReport report) {
+        int runs = evidence.runs().size();
+        int atKill = context.resumedAtKill();
+        if (atKill <= 0 || atKill >= runs) {
+            report.violation("the kill did not hit the bulk resume midway: " + atKill + " of " + runs
+                    + " runs were resumed when it came, so a bulk resume cut by kill -9 was not exercised");
+        } else {
+            report.note(atKill + " of " + runs + " runs were resumed when the bulk resume's instance was killed");
+        }
+        Map<UUID, List<Evidence.EventRow>> events = evidence.eventsByRun();
+        for (Evidence.RunRow run : evidence.runs()) {
+            long resumed = events.getOrDefault(run.id(), List.of()).stream()
+                    .filter(event -> event.type().equals("RESUMED"))
+                    .count();
+            if (resumed != 1) {
+                report.violation(run.id(), "has " + resumed + " RESUMED events after the two bulk resumes, not one");
             }
         }
     }

@@ -1,9 +1,14 @@
 package io.runlane.faults;
 
+import io.runlane.BulkResult;
+import io.runlane.RunQuery;
+import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,13 +21,16 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The suite's view of an instance: triggers through the public API, readiness, markers in the instance's log, and
- * the claim answers it holds back ({@link LateClaimAnswers}).
+ * The suite's view of an instance: triggers through the public API, a bulk resume, readiness, markers in the
+ * instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
  */
 @RestController
 class FaultNodeController {
 
     private static final Logger logger = LoggerFactory.getLogger(FaultNodeController.class);
+
+    /** How long after its trigger a run that fails its first life is due: longer than its key's triggers take. */
+    static final Duration FIRST_LIFE_DELAY = Duration.ofSeconds(5);
 
     private final RunlaneTemplate runlane;
 
@@ -49,10 +57,37 @@ class FaultNodeController {
             @RequestParam String scenario,
             @RequestParam String key,
             @RequestParam long workMillis,
-            @RequestParam(defaultValue = "false") boolean transactional) {
-        TriggerResult result =
-                runlane.trigger(EffectTask.class, new EffectTask.Payload(scenario, key, workMillis, transactional));
+            @RequestParam(defaultValue = "false") boolean transactional,
+            @RequestParam(defaultValue = "false") boolean failFirstLife) {
+        EffectTask.Payload payload = new EffectTask.Payload(scenario, key, workMillis, transactional, failFirstLife);
+        // A run failing its first life starts only after every trigger of its key: a trigger after the failure,
+        // which released the key (S-IK-4), would create a second run.
+        TriggerResult result = failFirstLife
+                ? runlane.trigger(
+                        EffectTask.class,
+                        payload,
+                        TriggerOptions.builder().delay(FIRST_LIFE_DELAY).build())
+                : runlane.trigger(EffectTask.class, payload);
         return result.runId() + " " + result.outcome();
+    }
+
+    /**
+     * Resumes the {@code FAILED} runs of the effect task created since {@code createdFromMillis} (epoch) that failed
+     * with {@code failureCode}, in one {@code resumeAll} call (S-RV-4); answers {@code <matched> <acted> <skipped>}.
+     */
+    @PostMapping("/faults/resume-all")
+    String resumeAll(@RequestParam String failureCode, @RequestParam long createdFromMillis) {
+        BulkResult result = runlane.runs()
+                .resumeAll(
+                        RunQuery.builder()
+                                .taskIds(EffectTask.ID)
+                                .statuses(RunStatus.FAILED)
+                                .createdBetween(Instant.ofEpochMilli(createdFromMillis), null)
+                                .failureCodes(failureCode)
+                                .build(),
+                        BulkResult.MAX_RUNS);
+        logger.info("resumeAll matched {} acted {} skipped {}", result.matched(), result.acted(), result.skipped());
+        return result.matched() + " " + result.acted() + " " + result.skipped().size();
     }
 
     /** 200 once the application, its worker included, has started. */

@@ -31,7 +31,9 @@ record FaultScenario(
         /** A partition caught a long attempt in flight and saw it recovered elsewhere (S-EX-3). */
         PARTITION_ZOMBIE,
         /** A claim's answer arrived after its lease expired, while a later attempt of its run ran (S-EX-30). */
-        LATE_CLAIM_ANSWER
+        LATE_CLAIM_ANSWER,
+        /** An instance was killed in the middle of a bulk resume: some runs resumed, some not yet (S-RV-4). */
+        BULK_RESUME_KILL
     }
 
     /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
@@ -53,7 +55,7 @@ record FaultScenario(
 
     /**
      * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
-     * held until its lease expired, all of them at once, and the failovers of a synchronously replicated pair: its
+     * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, all of them at once, and the failovers of a synchronously replicated pair: its
      * primary killed, and its primary hung.
      */
     static List<FaultScenario> all() {
@@ -81,6 +83,13 @@ record FaultScenario(
                         false,
                         Reexecution.NONE,
                         Required.LATE_CLAIM_ANSWER),
+                new FaultScenario(
+                        "bulk-resume-kill",
+                        List.of(Faults.killDuringBulkResume(0, 1)),
+                        false,
+                        Reexecution.CUT_ATTEMPTS,
+                        Required.BULK_RESUME_KILL,
+                        Workload.FAILING_FIRST_LIFE),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
                 new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),

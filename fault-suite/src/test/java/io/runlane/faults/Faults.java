@@ -319,6 +319,153 @@ final class Faults {
         });
     }
 
+    /**
+     * 1c: {@code kill -9} of an instance in the middle of a bulk resume (S-RV-4). Once the load window closed and
+     * every run of the scenario failed its first life ({@link Workload#FAILING_FIRST_LIFE}), the instance {@code
+     * bulkTarget} resumes them all in one {@code resumeAll} call, selected by task, status, creation time and failure
+     * code, and is killed once 30 are resumed. Right after the kill every run must be either untouched (still
+     * {@code FAILED} with its failure, no {@code RESUMED} event) or resumed once with its key taken again: one
+     * transaction per run, never half of one. Then {@code finishTarget} resumes the rest, calling until nothing
+     * matches, and the killed instance restarts.
+     */
+    static Fault killDuringBulkResume(int bulkTarget, int finishTarget) {
+        return (context, random) -> {
+            long createdFromMillis = System.currentTimeMillis() - 1000;
+            while (context.loadRunning()) {
+                Thread.sleep(200);
+            }
+            Thread.sleep(KEY_TRIGGER_SPREAD_MILLIS + FaultNodeController.FIRST_LIFE_DELAY.toMillis());
+            Integer total = awaitAllFailed(context);
+            if (total == null) {
+                context.violation("the runs of the scenario did not all fail their first life within two minutes");
+                return;
+            }
+            FaultNode bulk = context.cluster().node(bulkTarget);
+            String query = "/faults/resume-all?failureCode=" + EffectTask.FIRST_LIFE_FAILURE + "&createdFromMillis="
+                    + createdFromMillis;
+            Thread caller = new Thread(
+                    () -> {
+                        try {
+                            bulk.call("POST", query);
+                        } catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "bulk-resume-" + bulk.instance());
+            String instance = bulk.instance();
+            caller.start();
+            Integer seen = poll(context, Duration.ofSeconds(30), Duration.ofMillis(1), connection -> {
+                int resumed = resumedRuns(context, connection);
+                return resumed >= 30 ? resumed : null;
+            });
+            context.killed().add(instance);
+            bulk.kill();
+            caller.join(Duration.ofSeconds(10).toMillis());
+            int atKill = -1;
+            try (Connection connection = context.cluster().connect()) {
+                atKill = resumedRuns(context, connection);
+                checkNoHalfResume(context, connection);
+            } catch (SQLException ex) {
+                context.violation("could not read the runs after the kill: " + ex.getMessage());
+            }
+            context.resumedAtKill(atKill);
+            context.note("kill -9 " + instance + " during its resumeAll: " + atKill + " of " + total
+                    + " runs resumed at the kill (" + (seen == null ? "none seen" : seen + " seen before it") + ")");
+            FaultNode finisher = context.cluster().node(finishTarget);
+            for (int call = 1; call <= 10; call++) {
+                String answer = finisher.call("POST", query);
+                context.note("resumeAll on " + finisher.instance() + " answered matched/acted/skipped: " + answer);
+                if (answer != null && answer.startsWith("0 ")) {
+                    break;
+                }
+            }
+            context.cluster().restart(bulk, bulk.skew());
+            context.note("restarted as " + bulk.instance());
+        };
+    }
+
+    /** How long after its first trigger the last trigger of a key comes ({@link LoadDriver}), with a margin. */
+    private static final long KEY_TRIGGER_SPREAD_MILLIS = 4000;
+
+    private static final String SCENARIO_RUNS = """
+            FROM %1$s.runs r WHERE r.environment = ? AND r.task_id = ? AND starts_with(r.idempotency_key, ?)""";
+
+    /** The number of the scenario's runs once all are {@code FAILED} and it stayed the same for a second. */
+    private static @Nullable Integer awaitAllFailed(FaultContext context) throws InterruptedException {
+        String sql = ("SELECT count(*), count(*) FILTER (WHERE r.status = 'FAILED') " + SCENARIO_RUNS)
+                .formatted(context.cluster().schema());
+        int[] previous = {-1};
+        return poll(context, Duration.ofMinutes(2), Duration.ofSeconds(1), connection -> {
+            try (PreparedStatement statement = scenarioStatement(context, connection, sql)) {
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    int runs = rs.getInt(1);
+                    boolean settled = runs > 0 && runs == rs.getInt(2) && runs == previous[0];
+                    previous[0] = runs;
+                    return settled ? runs : null;
+                }
+            }
+        });
+    }
+
+    private static int resumedRuns(FaultContext context, Connection connection) throws SQLException {
+        String sql = ("SELECT count(*) " + SCENARIO_RUNS + """
+
+                  AND EXISTS (SELECT FROM %1$s.run_events e WHERE e.run_id = r.id AND e.type = 'RESUMED')""")
+                .formatted(context.cluster().schema());
+        try (PreparedStatement statement = scenarioStatement(context, connection, sql);
+                ResultSet rs = statement.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /**
+     * S-RV-4: each run is untouched or resumed as a whole. Untouched: {@code FAILED} with its first life's failure,
+     * its last event that failure, no {@code RESUMED} event. Resumed: one {@code RESUMED} event, no longer {@code
+     * FAILED}, its idempotency key taken again and no other run of that key.
+     */
+    private static void checkNoHalfResume(FaultContext context, Connection connection) throws SQLException {
+        String sql = ("""
+                SELECT r.id, r.status, r.failure_code, r.idempotency_key_released,
+                       (SELECT count(*) FROM %1$s.run_events e WHERE e.run_id = r.id AND e.type = 'RESUMED'),
+                       (SELECT e.type FROM %1$s.run_events e WHERE e.run_id = r.id ORDER BY e.seq DESC LIMIT 1),
+                       (SELECT count(*) FROM %1$s.runs o WHERE o.environment = r.environment
+                          AND o.task_id = r.task_id AND o.idempotency_key = r.idempotency_key AND o.id <> r.id)
+                """ + SCENARIO_RUNS).formatted(context.cluster().schema());
+        try (PreparedStatement statement = scenarioStatement(context, connection, sql);
+                ResultSet rs = statement.executeQuery()) {
+            while (rs.next()) {
+                UUID runId = rs.getObject(1, UUID.class);
+                String status = rs.getString(2);
+                int resumed = rs.getInt(5);
+                String lastEvent = rs.getString(6);
+                if (resumed > 1) {
+                    context.violation("run " + runId + " was resumed " + resumed + " times");
+                } else if (resumed == 0
+                        && !(status.equals("FAILED")
+                                && EffectTask.FIRST_LIFE_FAILURE.equals(rs.getString(3))
+                                && "FAILED".equals(lastEvent))) {
+                    context.violation("run " + runId + " has no RESUMED event but is " + status + " with failure "
+                            + rs.getString(3) + " and last event " + lastEvent + ": half-resumed");
+                } else if (resumed == 1 && (status.equals("FAILED") || rs.getBoolean(4) || rs.getInt(7) > 0)) {
+                    context.violation("run " + runId + " was resumed but is " + status + ", key released "
+                            + rs.getBoolean(4) + ", other runs of its key " + rs.getInt(7) + ": half-resumed");
+                }
+            }
+        }
+    }
+
+    /** {@code sql}, ending in {@link #SCENARIO_RUNS}, with the scenario's environment, task and key prefix bound. */
+    private static PreparedStatement scenarioStatement(FaultContext context, Connection connection, String sql)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setString(1, FaultCluster.ENVIRONMENT);
+        statement.setString(2, EffectTask.ID);
+        statement.setString(3, context.scenario() + ".");
+        return statement;
+    }
+
     /** 6a: 200 ms added to every round trip of one instance's database link for the whole load window. */
     static Fault latency(int target, Duration roundTrip) {
         return (context, random) -> {

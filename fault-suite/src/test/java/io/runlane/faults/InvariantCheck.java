@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>History</b> (S-RL-2, S-EX-1, S-EX-3, S-ST-3): replaying a run's events, an attempt is claimed only when
  *       no other holds the run, and every outcome but a lease expiry, and every recorded step, comes from the worker
  *       that holds the claim, so a zombie's completion or step that was accepted shows up here. The run succeeded
- *       exactly once.
+ *       exactly once. A {@code RESUMED} event (S-RV-1) may follow a {@code FAILED} or {@code CANCELLED} one, once.
  *   <li><b>No overlap</b> (S-EX-1, S-EX-7): two attempts of one run whose effects overlap are allowed only when the
  *       earlier attempt had lost its lease (its {@code LEASE_EXPIRED} event) before the later effect began.
  *   <li><b>Re-executions explained</b>: every effect of a run before its successful attempt belongs to an attempt
@@ -139,11 +139,26 @@ final class InvariantCheck {
         int succeeded = 0;
         boolean terminal = false;
         int violationsBefore = report.violations().size();
+        String terminalType = null;
+        int resumes = 0;
         for (EventRow event : events) {
-            if (terminal) {
+            if (terminal && !event.type().equals("RESUMED")) {
                 report.violation(run.id(), "event " + event.seq() + " " + event.type() + " after the terminal event");
             }
             switch (event.type()) {
+                case "RESUMED" -> {
+                    // S-RV-1: an operator resumed a FAILED or CANCELLED run in place; its next attempt is claimed.
+                    resumes++;
+                    if (!terminal || !(terminalType.equals("FAILED") || terminalType.equals("CANCELLED"))) {
+                        report.violation(
+                                run.id(),
+                                "resumed (event " + event.seq() + ") while " + (terminal ? terminalType : "active"));
+                    }
+                    if (resumes > 1) {
+                        report.violation(run.id(), "resumed " + resumes + " times (event " + event.seq() + ")");
+                    }
+                    terminal = false;
+                }
                 case "CLAIMED" -> {
                     if (holder != null) {
                         report.violation(
@@ -191,6 +206,7 @@ final class InvariantCheck {
                         succeeded = holderAttempt;
                     }
                     terminal = TERMINAL.contains(event.type());
+                    terminalType = event.type();
                     holder = null;
                 }
             }

@@ -43,6 +43,40 @@ class InvariantCheckTests {
     }
 
     @Test
+    void runResumedOnceAfterItFailedPasses() {
+        resumedAfterFailure();
+
+        FaultReport report = check(Map.of("k1", List.of(ack(run))), Set.of());
+
+        assertThat(report.violations()).isEmpty();
+        assertThat(report.reexecuted).isZero();
+    }
+
+    @Test
+    void runResumedTwiceOrWhileActiveIsReported() {
+        resumedAfterFailure();
+        events.add(4, event(run, 5, "RESUMED", 3, "operator", "resumed after FAILED"));
+        events.add(1, event(run, 2, "RESUMED", 0, "operator", "resumed after QUEUED"));
+
+        FaultReport report = check(Map.of("k1", List.of(ack(run))), Set.of());
+
+        assertThat(report.violations())
+                .anySatisfy(violation -> assertThat(violation).contains("resumed 2 times"))
+                .anySatisfy(violation -> assertThat(violation).contains("while active"));
+    }
+
+    /** Failed its first attempt before its effect, resumed by an operator, succeeded with attempt 2. */
+    private void resumedAfterFailure() {
+        runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(10)));
+        events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));
+        events.add(event(run, 3, "FAILED", 1, "w1", "upstream_unavailable"));
+        events.add(event(run, 4, "RESUMED", 3, "operator", "resumed after FAILED"));
+        events.add(event(run, 5, "CLAIMED", 4, "w2", "attempt 2"));
+        events.add(event(run, 6, "SUCCEEDED", 6, "w2", "null"));
+        effects.add(effect(run, 2, "node-2.g1", 4, 6));
+    }
+
+    @Test
     void secondRunForOneKeyIsADuplicate() {
         succeededAfterKilledAttempt();
         UUID second = UUID.randomUUID();

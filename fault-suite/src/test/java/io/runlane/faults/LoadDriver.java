@@ -54,6 +54,8 @@ final class LoadDriver {
 
     private final boolean transactional;
 
+    private final boolean failFirstLife;
+
     private final List<Planned> plan = new ArrayList<>();
 
     private final Map<String, List<Ack>> acks = new ConcurrentHashMap<>();
@@ -76,6 +78,7 @@ final class LoadDriver {
         this.nodes = nodes;
         this.scenario = scenario;
         this.transactional = workload == Workload.TRANSACTIONAL_STEPS;
+        this.failFirstLife = workload == Workload.FAILING_FIRST_LIFE;
         long windowMillis = window.toMillis();
         for (int k = 0; k < keys; k++) {
             String key = "k" + k;
@@ -153,7 +156,7 @@ final class LoadDriver {
             ScheduledExecutorService scheduler, Planned trigger, int node, long giveUpAt, CountDownLatch done) {
         FaultNode target = nodes.get(node % nodes.size());
         String query = "scenario=" + encode(scenario) + "&key=" + encode(trigger.key()) + "&workMillis="
-                + trigger.workMillis() + "&transactional=" + transactional;
+                + trigger.workMillis() + "&transactional=" + transactional + "&failFirstLife=" + failFirstLife;
         try {
             HttpResponse<String> response = http.send(
                     HttpRequest.newBuilder(URI.create(target.base() + "/faults/trigger?" + query))

@@ -19,17 +19,30 @@ enum Workload {
      * Most work 2 to 5 s; every fourth key 7 to 9 s, so its step outlasts the lease and needs heartbeats while it
      * runs (S-ST-15).
      */
-    TRANSACTIONAL_STEPS;
+    TRANSACTIONAL_STEPS,
+
+    /**
+     * 300 keys whose runs fail their first life ({@link EffectTask.Payload#failFirstLife()}) and work 20 to 200 ms
+     * once resumed: the failed runs a bulk resume acts on (S-RV-4).
+     */
+    FAILING_FIRST_LIFE;
 
     /** How many keys the load triggers at {@code rate} keys per second over {@code window}. */
     int keys(int rate, Duration window) {
-        return this == TRANSACTIONAL_STEPS ? 32 : (int) (rate * window.toSeconds());
+        return switch (this) {
+            case TRANSACTIONAL_STEPS -> 32;
+            case FAILING_FIRST_LIFE -> 300;
+            case EFFECTS -> (int) (rate * window.toSeconds());
+        };
     }
 
     /** The planned work of key number {@code key}, drawn from the scenario's seeded source. */
     long workMillis(int key, Random random) {
         if (this == TRANSACTIONAL_STEPS) {
             return key % 4 == 3 ? 7000 + random.nextInt(2000) : 2000 + random.nextInt(3000);
+        }
+        if (this == FAILING_FIRST_LIFE) {
+            return 20 + random.nextInt(180);
         }
         return key % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
     }

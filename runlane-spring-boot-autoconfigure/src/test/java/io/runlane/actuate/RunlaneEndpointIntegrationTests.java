@@ -234,6 +234,31 @@ class RunlaneEndpointIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-RV-4: the runs listing filters by failure code")
+    void runsAreListedByFailureCode() {
+        UUID failed = runlane.trigger("actuate.fail", Payload.of("by-code")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        client.get()
+                .uri("/runs?task=actuate.fail&failureCode=non_retryable,upstream_unavailable&limit=500")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs[*].id")
+                .value(List.class, ids -> assertThat(ids).contains(failed.toString()));
+        client.get()
+                .uri("/runs?task=actuate.fail&failureCode=upstream_unavailable&limit=500")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs.length()")
+                .isEqualTo(0);
+    }
+
+    @Test
     void malformedListingInputAnswers400() {
         client.get().uri("/runs?status=SLEEPING").exchange().expectStatus().isBadRequest();
         client.get().uri("/runs?cursor=not-a-cursor").exchange().expectStatus().isBadRequest();

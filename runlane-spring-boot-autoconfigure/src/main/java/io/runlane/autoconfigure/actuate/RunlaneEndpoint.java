@@ -105,8 +105,8 @@ public final class RunlaneEndpoint {
     }
 
     /**
-     * One page of runs, newest first, filtered by status, task and queue (each a comma-separated list or a repeated
-     * parameter); {@code null} (404) for any collection but {@code runs}.
+     * One page of runs, newest first, filtered by status, task, queue and failure code (each a comma-separated list or
+     * a repeated parameter); {@code null} (404) for any collection but {@code runs}.
      */
     @ReadOperation
     public @Nullable RunsDescriptor runs(
@@ -114,9 +114,10 @@ public final class RunlaneEndpoint {
             String @Nullable [] status,
             String @Nullable [] task,
             String @Nullable [] queue,
+            String @Nullable [] failureCode,
             @Nullable Integer limit,
             @Nullable String cursor) {
-        return runs(runs, status, task, queue, limit, cursor, showValues.isShown(true));
+        return runs(runs, status, task, queue, failureCode, limit, cursor, showValues.isShown(true));
     }
 
     @Nullable
@@ -125,6 +126,7 @@ public final class RunlaneEndpoint {
             String @Nullable [] status,
             String @Nullable [] task,
             String @Nullable [] queue,
+            String @Nullable [] failureCode,
             @Nullable Integer limit,
             @Nullable String cursor,
             boolean showValues) {
@@ -140,6 +142,9 @@ public final class RunlaneEndpoint {
         }
         if (queue != null) {
             query.queues(queue);
+        }
+        if (failureCode != null) {
+            query.failureCodes(failureCode);
         }
         Page<Run> page = rejectingInvalidInput(() -> operations().list(query.build()));
         return new RunsDescriptor(

@@ -50,9 +50,10 @@ public final class RunlaneEndpointWebExtension {
             String @Nullable [] status,
             String @Nullable [] task,
             String @Nullable [] queue,
+            String @Nullable [] failureCode,
             @Nullable Integer limit,
             @Nullable String cursor) {
-        return found(endpoint.runs(runs, status, task, queue, limit, cursor, shown(securityContext)));
+        return found(endpoint.runs(runs, status, task, queue, failureCode, limit, cursor, shown(securityContext)));
     }
 
     /** See {@link RunlaneEndpoint#run}; the payload masked unless this request may see it. */

@@ -149,6 +149,7 @@ public final class DefaultRunOperations implements RunOperations {
         query.queues().forEach(queue -> KeyRules.requireValid("queues", queue));
         KeyRules.requireValidOrNull("idempotencyKey", query.idempotencyKey());
         KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
+        query.failureCodes().forEach(code -> KeyRules.requireValid("failureCodes", code));
     }
 
     @Override

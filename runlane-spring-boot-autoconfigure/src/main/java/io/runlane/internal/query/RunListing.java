@@ -117,6 +117,11 @@ public final class RunListing {
                 "finishedTo",
                 timestamp(query.finishedTo()),
                 Types.TIMESTAMP_WITH_TIMEZONE);
+        if (!query.failureCodes().isEmpty()) {
+            sql.append(" AND failure_code IN (:failureCodes)");
+            params.addValue(
+                    "failureCodes", query.failureCodes().stream().sorted().toList());
+        }
         condition(sql, params, "id <", "after", below, Types.OTHER);
         return sql;
     }
