@@ -106,6 +106,7 @@ class ConsoleRecoveryBrowserIntegrationTests {
 
         browser.go("#/runs/" + source);
         browser.awaitText(By.id("run-status"), "Failed");
+        browser.await(d -> d.findElements(By.cssSelector(".toast")).isEmpty());
         browser.click(By.cssSelector(
                 "tr.step-row[data-step-name='" + ConsoleTestApplication.chargeStep(payload) + "'] button.fork-step"));
         browser.awaitText(By.id("fork-step-name"), SCRIPT);
