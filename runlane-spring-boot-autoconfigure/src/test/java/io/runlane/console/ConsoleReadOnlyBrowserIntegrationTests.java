@@ -58,7 +58,8 @@ class ConsoleReadOnlyBrowserIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-CO-2: a read-only console shows no action, and the page's own write is refused with 403")
+    @DisplayName("S-CO-2, S-RV-5: a read-only console shows no action, fork or bulk action, and the page's own writes"
+            + " are refused with 403")
     void aReadOnlyConsoleOffersNoAction() {
         UUID failed = runlane.trigger("invoices.send", new Payload("read-only", "order-7"))
                 .runId();
@@ -85,6 +86,29 @@ class ConsoleReadOnlyBrowserIntegrationTests {
                             .then(response => done(response.status));
                         """, parked.toString());
         assertThat(status).isEqualTo(403L);
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+
+        UUID checkout =
+                runlane.trigger("checkout.place", Payload.of("read-only fork")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(checkout).orElseThrow().status() == RunStatus.FAILED);
+        browser.go("#/runs/" + checkout);
+        browser.awaitText(By.id("steps"), "reserve");
+        assertThat(browser.driver().findElements(By.cssSelector(".fork-step, .fork-all, [id^='fork-']")))
+                .isEmpty();
+        browser.go("#/runs?status=FAILED");
+        browser.awaitElement(By.cssSelector("tr.run-row"));
+        assertThat(browser.driver().findElements(By.cssSelector("#bulk, [id^='bulk-']")))
+                .isEmpty();
+        for (String path : java.util.List.of("runs/" + checkout + "/fork", "runs/resume-all", "runs/cancel-all")) {
+            Object refused = ((JavascriptExecutor) browser.driver()).executeAsyncScript("""
+                            const done = arguments[arguments.length - 1];
+                            fetch('api/' + arguments[0], {method: 'POST',
+                                headers: {'Content-Type': 'application/json', 'X-Runlane-Console': '1'}, body: '{}'})
+                                .then(response => done(response.status));
+                            """, path);
+            assertThat(refused).isEqualTo(403L);
+        }
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
 
         browser.go("#/schedules");

@@ -17,6 +17,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import com.jayway.jsonpath.JsonPath;
+import io.runlane.Run;
+import io.runlane.RunQuery;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
@@ -313,5 +315,35 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(status().isForbidden());
 
         assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+    }
+
+    @Test
+    @DisplayName("S-RV-5: a read-only console offers no fork and refuses fork, resume-all and cancel-all with 403")
+    void aReadOnlyConsoleRefusesForksAndBulkActions() throws Exception {
+        UUID failed =
+                runlane.trigger("checkout.place", Payload.of("read-only fork")).runId();
+        UUID parked =
+                runlane.trigger("reports.build", Payload.of("read-only bulk")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+        mvc.perform(get(API + "/runs/{id}", failed))
+                .andExpect(jsonPath("$.steps.total").value(2))
+                .andExpect(jsonPath("$.actions.fork").value(false));
+
+        for (String path : List.of("/runs/" + failed + "/fork", "/runs/resume-all", "/runs/cancel-all")) {
+            mvc.perform(post(API + path)
+                            .header("X-Runlane-Console", "1")
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .content("{\"fromStep\":\"reserve\",\"taskIds\":[\"reports.build\"]}"))
+                    .andExpect(status().isForbidden())
+                    .andExpect(jsonPath("$.code").value("console_read_only"));
+        }
+
+        assertThat(runlane.runs().get(parked).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+        assertThat(runlane.runs()
+                        .list(RunQuery.builder().taskIds("checkout.place").build())
+                        .items())
+                .extracting(Run::id)
+                .containsExactly(failed);
     }
 }

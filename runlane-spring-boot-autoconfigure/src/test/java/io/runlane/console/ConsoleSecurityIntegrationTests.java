@@ -110,6 +110,45 @@ class ConsoleSecurityIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-RV-5: fork and bulk actions need the CSRF token behind Spring Security, and succeed with it")
+    void forkAndBulkActionsNeedTheCsrfToken() throws Exception {
+        java.time.Instant from =
+                runlane.trigger("reports.build", Payload.of("bulk csrf")).run().createdAt();
+        UUID failed = runlane.trigger("checkout.place", Payload.of("fork csrf")).runId();
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+        String filter = "{\"taskIds\":[\"reports.build\"],\"createdFrom\":\"" + from + "\"}";
+
+        for (String path : java.util.List.of("/runs/" + failed + "/fork", "/runs/cancel-all")) {
+            mvc.perform(post(API + path)
+                            .with(user("operator"))
+                            .header("X-Runlane-Console", "1")
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .content(filter))
+                    .andExpect(status().isForbidden());
+        }
+        assertThat(runlane.runs().get(failed).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+
+        mvc.perform(post(API + "/runs/{id}/fork", failed)
+                        .with(user("operator"))
+                        .with(csrf())
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"fromStep\":\"reserve\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.sourceType").value("FORK"));
+        mvc.perform(post(API + "/runs/cancel-all")
+                        .with(user("operator"))
+                        .with(csrf())
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content(filter))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.acted").value(1));
+    }
+
+    @Test
     @DisplayName("S-CO-2: the page carries the session's CSRF token, and an action sending it succeeds")
     void thePageCarriesTheCsrfTokenItsActionsSend() throws Exception {
         UUID parked = runlane.trigger("reports.build", Payload.of("page token")).runId();

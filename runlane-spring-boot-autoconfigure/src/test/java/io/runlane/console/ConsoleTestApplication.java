@@ -28,7 +28,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
     ConsoleTestApplication.Park.class,
     ConsoleTestApplication.Hold.class,
     ConsoleTestApplication.ComputeQuote.class,
-    ConsoleTestApplication.Replay.class
+    ConsoleTestApplication.Replay.class,
+    ConsoleTestApplication.PlaceOrder.class
 })
 public class ConsoleTestApplication {
 
@@ -130,6 +131,28 @@ public class ConsoleTestApplication {
             while (!context.isCancellationRequested()) {
                 LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
             }
+        }
+    }
+
+    /** The name of {@link PlaceOrder}'s first step for a payload: it repeats the payload's name. */
+    public static String chargeStep(Payload payload) {
+        return "charge " + payload.name();
+    }
+
+    /**
+     * A checkout that records two steps, {@link #chargeStep(Payload) "charge <name>"} and {@code reserve}, then fails
+     * without retries in {@code ship}, so that its run can be forked from either recorded step or after both.
+     */
+    @Task(id = "checkout.place")
+    static class PlaceOrder implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) throws Exception {
+            context.step(chargeStep(payload), Integer.class, step -> 40);
+            context.step("reserve", Integer.class, step -> 2);
+            context.step("ship", Integer.class, step -> {
+                throw new NonRetryableException("carrier refused " + payload.name());
+            });
         }
     }
 

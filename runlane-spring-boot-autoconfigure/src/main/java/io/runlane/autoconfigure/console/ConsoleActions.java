@@ -14,7 +14,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's operator actions (S-CO-2, S-RV-5): cancel, retry, rerun and resume a run, reset an idempotency key, each through
- * {@link RunlaneTemplate}'s operator API ({@link ConsoleSchedules} pauses, resumes and triggers schedules). {@link #guard()} lets a write through only when the console is
+ * {@link RunlaneTemplate}'s operator API ({@link ConsoleSchedules} pauses, resumes and triggers schedules; {@link
+ * ConsoleRecovery} forks runs and resumes or cancels them in bulk). {@link #guard()} lets a write through only when the console is
  * unrestricted (otherwise 403) and the request carries the {@value #HEADER} header and a JSON body. Browsers send
  * neither from a cross-site form, and a cross-site script cannot send them without a CORS preflight the application
  * does not grant, so the actions are CSRF-safe on their own; behind Spring Security, its CSRF token is required as

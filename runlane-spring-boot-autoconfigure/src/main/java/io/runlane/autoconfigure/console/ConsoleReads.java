@@ -318,12 +318,15 @@ final class ConsoleReads {
         }
     }
 
-    /** The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8, S-RV-5). */
-    record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey, boolean resume) {
+    /**
+     * The actions the run's status allows, when the console is unrestricted (S-OP-2, S-IK-8, S-RV-5); {@code fork}
+     * (S-RV-3) is offered for every finished run, from one of its recorded steps or after all of them.
+     */
+    record RunActions(boolean cancel, boolean retry, boolean rerun, boolean resetKey, boolean resume, boolean fork) {
 
         static RunActions of(Run run, boolean unrestricted) {
             if (!unrestricted) {
-                return new RunActions(false, false, false, false, false);
+                return new RunActions(false, false, false, false, false, false);
             }
             boolean terminal = run.status().isTerminal();
             return new RunActions(
@@ -331,7 +334,8 @@ final class ConsoleReads {
                     run.status() == RunStatus.FAILED,
                     terminal,
                     terminal && run.idempotencyKey() != null,
-                    run.status() == RunStatus.FAILED || run.status() == RunStatus.CANCELLED);
+                    run.status() == RunStatus.FAILED || run.status() == RunStatus.CANCELLED,
+                    terminal);
         }
     }
 }

@@ -30,10 +30,10 @@ final class ConsoleResponses {
                 .body(new Failure(code, message));
     }
 
-    /** Unknown runs and tasks answer 404, input Runlane rejects 400, a state that forbids the action 409. */
+    /** Unknown runs, tasks, schedules and steps answer 404, input Runlane rejects 400, a state that forbids the action 409. */
     static ServerResponse refused(RunlaneException ex) {
         HttpStatus status = switch (ex.code()) {
-            case "run_not_found", "task_not_found", "schedule_not_found" -> HttpStatus.NOT_FOUND;
+            case "run_not_found", "task_not_found", "schedule_not_found", "step_not_found" -> HttpStatus.NOT_FOUND;
             case "invalid_key", "configuration_invalid" -> HttpStatus.BAD_REQUEST;
             default -> HttpStatus.CONFLICT;
         };

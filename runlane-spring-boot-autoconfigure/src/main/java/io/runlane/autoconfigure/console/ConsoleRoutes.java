@@ -10,7 +10,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's routes under its path {@code P}: {@code P} redirects to {@code P/}, the page; {@code P/api/…} is the
- * JSON API, its {@code POST}s behind {@link ConsoleActions#guard()}; everything else under {@code P/} is a static
+ * JSON API, its {@code POST}s ({@link ConsoleActions}, {@link ConsoleRecovery}, {@link ConsoleSchedules}) behind {@link
+ * ConsoleActions#guard()}; everything else under {@code P/} is a static
  * resource of {@value ConsolePage#LOCATION}.
  */
 final class ConsoleRoutes {
@@ -21,6 +22,8 @@ final class ConsoleRoutes {
 
     private final ConsoleActions actions;
 
+    private final ConsoleRecovery recovery;
+
     private final ConsoleSchedules schedules;
 
     private final ConsolePage page;
@@ -29,11 +32,13 @@ final class ConsoleRoutes {
             ConsoleSettings settings,
             ConsoleApi api,
             ConsoleActions actions,
+            ConsoleRecovery recovery,
             ConsoleSchedules schedules,
             ConsolePage page) {
         this.settings = settings;
         this.api = api;
         this.actions = actions;
+        this.recovery = recovery;
         this.schedules = schedules;
         this.page = page;
     }
@@ -53,6 +58,9 @@ final class ConsoleRoutes {
                 .GET(path + "/api/schedules", schedules::list)
                 .build();
         RouterFunction<ServerResponse> writes = RouterFunctions.route()
+                .POST(path + "/api/runs/resume-all", recovery::resumeAll)
+                .POST(path + "/api/runs/cancel-all", recovery::cancelAll)
+                .POST(path + "/api/runs/{runId}/fork", recovery::fork)
                 .POST(path + "/api/runs/{runId}/{action}", actions::runAction)
                 .POST(path + "/api/idempotency-keys/reset", actions::resetKey)
                 .POST(path + "/api/schedules/{scheduleId}/{action}", schedules::act)

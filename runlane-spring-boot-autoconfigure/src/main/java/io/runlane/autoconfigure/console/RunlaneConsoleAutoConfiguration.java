@@ -58,6 +58,7 @@ public final class RunlaneConsoleAutoConfiguration {
                         settings,
                         new ConsoleApi(reads),
                         new ConsoleActions(settings, engine.template(), reads),
+                        new ConsoleRecovery(engine.template(), reads),
                         reads.schedules(),
                         ConsolePage.load())
                 .routes();

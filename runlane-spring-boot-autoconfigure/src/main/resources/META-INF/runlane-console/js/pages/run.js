@@ -10,6 +10,7 @@ import {get, post} from '../api.js';
 import {every, markUpdated, toast} from '../app.js';
 import {confirmAction} from '../dialog.js';
 import {fact} from './overview.js';
+import {forkButton} from './fork.js';
 import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
 
 const PAGE_SIZE = 50;
@@ -151,7 +152,8 @@ function render(body, detail, lists, loadMore, reload) {
             h('div', {class: 'stack'},
                 section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
                 result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null,
-                steps.items.length ? section('Steps', count(steps, 'completed', 'completed'), [stepsTable(steps.items), more('steps', steps, loadMore)], 'steps') : null,
+                steps.items.length ? section('Steps', count(steps, 'completed', 'completed'),
+                    [stepsTable(run, steps.items, actions?.fork), more('steps', steps, loadMore)], 'steps') : null,
                 signals.items.length ? section('Signals', count(signals, 'signal', 'signals'), [signalsTable(signals.items), more('signals', signals, loadMore)], 'signals') : null)));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
@@ -310,15 +312,25 @@ function attemptsTable(attempts) {
             h('td', {class: 'detail-cell', text: attempt.detail ?? ''}))))));
 }
 
-function stepsTable(steps) {
+/**
+ * Steps latest first. When the run may be forked, the first occurrence of each name offers "Fork from here" (a fork
+ * names its step by name, from its first occurrence), and the table ends with "Fork after all steps".
+ */
+function stepsTable(run, steps, canFork) {
+    const headings = ['Step', '#', 'Completed', 'Result', canFork ? 'Fork' : null].filter(Boolean);
     return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
-        h('thead', {}, h('tr', {}, ['Step', '#', 'Completed', 'Result'].map(text => h('th', {text})))),
-        h('tbody', {}, steps.map(step => h('tr', {class: 'step-row'},
+        h('thead', {}, h('tr', {}, headings.map(text => h('th', {text})))),
+        h('tbody', {}, steps.map((step, index) => h('tr', {class: 'step-row', dataset: {stepName: step.name, occurrence: step.occurrence}},
             h('td', {class: 'strong', text: step.name}),
             h('td', {class: 'num', text: step.occurrence}),
             h('td', {title: formatAbsolute(step.completedAt), text: formatPrecise(step.completedAt)}),
             h('td', {}, step.resultJson === null || step.resultJson === undefined ? h('span', {class: 'muted', text: '—'})
-                : h('details', {dataset: {key: 'step-' + KEYS.steps(step)}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))))))));
+                : h('details', {dataset: {key: 'step-' + KEYS.steps(step)}}, h('summary', {text: 'result'}), jsonBlock(step.resultJson))),
+            canFork ? h('td', {}, h('div', {class: 'row-actions'}, step.occurrence === 1
+                ? forkButton(run, step.name, {id: 'fork-step-' + index, label: 'Fork from here', small: true})
+                : h('span', {class: 'muted', title: 'A fork starts from the first occurrence of a step name', text: '—'}))) : null))),
+        canFork ? h('tfoot', {}, h('tr', {}, h('td', {attrs: {colspan: headings.length}}, h('div', {class: 'row-actions'},
+            forkButton(run, null, {id: 'fork-all', label: 'Fork after all steps', small: true}))))) : null));
 }
 
 function signalsTable(signals) {

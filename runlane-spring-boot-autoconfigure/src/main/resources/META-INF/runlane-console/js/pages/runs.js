@@ -1,7 +1,9 @@
-// Runs: filters by status, task, queue and creation time; lookup by run id or key; cursor paging; auto-refresh.
+// Runs: filters by status, task, queue and creation time; lookup by run id or key; cursor paging; auto-refresh; in an
+// unrestricted console, bulk resume and cancel of the filtered list (bulk.js).
 import {h, replace, statusBadge, humanize} from '../dom.js';
 import {get, ApiError} from '../api.js';
 import {every, markUpdated} from '../app.js';
+import {bulkPanel} from './bulk.js';
 import {between, formatAbsolute, formatDuration, formatRelative, shortId, UUID_PATTERN} from '../format.js';
 
 const PAGE_SIZE = 25;
@@ -19,6 +21,7 @@ export function runsPage(container, {params, info}) {
     };
     const cursors = [null];
     let page = 0;
+    let matchedKey = null;
     const results = h('div', {class: 'card card-flush', id: 'runs'}, h('div', {class: 'loading', text: 'Loading…'}));
     const auto = h('input', {type: 'checkbox', id: 'auto-refresh', checked: localStorage.getItem(AUTO_REFRESH) !== 'false'});
     auto.addEventListener('change', () => localStorage.setItem(AUTO_REFRESH, String(auto.checked)));
@@ -51,12 +54,14 @@ export function runsPage(container, {params, info}) {
             h('div', {class: 'field field-buttons'},
                 h('button', {type: 'submit', class: 'button button-primary', text: 'Find', id: 'find'}),
                 h('button', {type: 'button', class: 'button', text: 'Clear', id: 'clear', on: {click: () => { location.hash = '#/runs'; }}}))),
+        info.access === 'unrestricted' ? bulkPanel(filters.status, () => bulkFilter(filters, matchedKey, info), () => load()) : null,
         results);
 
     const load = async () => {
         try {
             const {runs, nextCursor, matched} = await fetchRuns(filters, cursors[page]);
             if (runs === null) return;
+            matchedKey = matched;
             cursors[page + 1] = nextCursor;
             render(results, runs, matched, page, nextCursor !== null,
                 () => { page--; load(); },
@@ -68,6 +73,31 @@ export function runsPage(container, {params, info}) {
     };
     load();
     every(5, load, () => auto.checked);
+}
+
+/**
+ * The list's filter for a bulk action, with its creation bound fixed now and a description for the confirmation. A
+ * lookup filters by the key it matched (the singleton key when the list found runs by it, else the idempotency key).
+ */
+function bulkFilter(filters, matchedKey, info) {
+    const key = filters.lookup ? (matchedKey === 'singleton key' ? 'singletonKey' : 'idempotencyKey') : null;
+    const since = SINCE.find(([value]) => value === filters.since)?.[1];
+    const parts = [
+        filters.status ? 'status ' + humanize(filters.status) : null,
+        filters.task ? 'task ' + filters.task : null,
+        filters.queue ? 'queue ' + filters.queue : null,
+        key ? (key === 'singletonKey' ? 'singleton key ' : 'idempotency key ') + filters.lookup : null,
+        filters.since ? 'created ' + since.toLowerCase() : null
+    ].filter(Boolean);
+    return {
+        status: filters.status || null,
+        taskId: filters.task || null,
+        queue: filters.queue || null,
+        idempotencyKey: key === 'idempotencyKey' ? filters.lookup : null,
+        singletonKey: key === 'singletonKey' ? filters.lookup : null,
+        createdFrom: filters.since ? new Date(Date.now() - SINCE_MILLIS[filters.since]).toISOString() : null,
+        description: parts.length ? parts.join(' · ') : 'every run in environment ' + info.environment
+    };
 }
 
 /** The page of runs the filters and the lookup select; a run id opens its detail page instead. */
