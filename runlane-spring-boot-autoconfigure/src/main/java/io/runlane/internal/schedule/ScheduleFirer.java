@@ -65,6 +65,9 @@ public final class ScheduleFirer implements SmartLifecycle {
     /** The shortest sleep between passes, so that a due schedule another instance holds does not make us spin. */
     private static final long MIN_DELAY_MS = 25;
 
+    /** How long {@link #stop()} waits for a pass in progress: longer than an engine statement's network timeout. */
+    static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
     private static final Log logger = LogFactory.getLog(ScheduleFirer.class);
 
     private final ScheduleStore store;
@@ -123,12 +126,27 @@ public final class ScheduleFirer implements SmartLifecycle {
         pending = executor.schedule(this::tick, 0, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Stops firing and waits, up to {@link #STOP_WAIT}, for a pass in progress to end, so that a context closing
+     * after a failed start-up closes its pool under no statement of the firer. The wait holds no lock: the pass may
+     * still schedule its successor, which the stopped executor refuses.
+     */
     @Override
-    public synchronized void stop() {
-        if (executor != null) {
-            executor.shutdownNow();
+    public void stop() {
+        ScheduledExecutorService stopping;
+        synchronized (this) {
+            stopping = executor;
+            if (stopping == null) {
+                return;
+            }
+            stopping.shutdownNow();
             executor = null;
             pending = null;
+        }
+        try {
+            stopping.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 
