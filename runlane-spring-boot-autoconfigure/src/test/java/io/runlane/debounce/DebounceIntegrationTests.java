@@ -425,6 +425,26 @@ class DebounceIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-DB-3: a pending run cancelled and resumed does not reopen its window next to the key's next pending"
+            + " run")
+    void aResumedRunIsNotPendingAgain(@FreshSchema("debounce_resumed") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        String key = "k-" + UUID.randomUUID();
+        Run cancelled = trigger(one, "debounce.latest", key, 1).run();
+        one.template().runs().cancel(cancelled.id(), "test");
+        TriggerResult next = trigger(one, "debounce.latest", key, 2);
+        assertThat(next.outcome()).isEqualTo(TriggerOutcome.CREATED);
+
+        Run resumed = one.template().runs().resume(cancelled.id());
+
+        assertThat(resumed.status()).isEqualTo(RunStatus.QUEUED);
+        TriggerResult folded = trigger(one, "debounce.latest", key, 3);
+        assertThat(folded.outcome()).isEqualTo(TriggerOutcome.DEBOUNCED);
+        assertThat(folded.runId()).isEqualTo(next.runId());
+        assertThat(payload(one.run(cancelled.id())).seq()).isEqualTo(1);
+    }
+
+    @Test
     @DisplayName("S-DB-1: a fold in a caller's transaction that rolls back changes nothing; one that commits folds")
     void aRolledBackFoldChangesNothing(@FreshSchema("debounce_rollback") String schema) {
         TestRunlane one = start(firstPool, schema, 1);

@@ -92,7 +92,8 @@ public final class RunTransitions {
      * index of its singleton key, and the statement changes nothing when another run owns the one or holds the other
      * (the unique indexes arbitrate a trigger that commits meanwhile). A run whose last attempt may still execute (the
      * cancellation grace ended the run but its lease still runs, S-CA-5) is not resumed either: the two attempts would
-     * overlap.
+     * overlap. A debounced run cancelled while pending does not reopen its window (S-DB-3): its window start is
+     * cleared, so it is never a second pending run of its debounce key.
      */
     private static final String RESUME =
             TransitionSql.transition("""
@@ -100,7 +101,8 @@ public final class RunTransitions {
             SET status = 'QUEUED', finished_at = NULL, run_at = statement_timestamp(), updated_at = statement_timestamp(),
                 failure_code = NULL, failure_class = NULL, failure_message = NULL, releases = r.attempts,
                 awaiting_run_id = NULL, idempotency_key_released = false, singleton_released = false,
-                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
+                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1,
+                debounce_started_at = NULL
             WHERE r.id = :id AND r.environment = :environment AND r.status IN ('FAILED', 'CANCELLED')
               AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= statement_timestamp())
               AND NOT EXISTS (SELECT FROM {schema}.runs o

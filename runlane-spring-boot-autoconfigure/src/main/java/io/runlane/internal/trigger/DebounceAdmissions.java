@@ -76,7 +76,8 @@ final class DebounceAdmissions {
                        cast(:traceContext AS jsonb), :priority, :debounceKey, statement_timestamp()
                 FROM (%s) AS serialised
                 ON CONFLICT (environment, task_id, debounce_key)
-                    WHERE debounce_key IS NOT NULL AND status IN ('SCHEDULED', 'QUEUED') AND fencing_token = 0
+                    WHERE debounce_key IS NOT NULL AND debounce_started_at IS NOT NULL
+                      AND status IN ('SCHEDULED', 'QUEUED') AND fencing_token = 0
                 DO UPDATE SET %s
                 RETURNING r.xmax = 0 AS created, r.*
             ), folded_event AS (
@@ -96,7 +97,7 @@ final class DebounceAdmissions {
             ), folded AS (
                 UPDATE {schema}.runs r SET %s
                 WHERE r.environment = :environment AND r.task_id = :taskId AND r.debounce_key = :debounceKey
-                  AND r.status IN ('SCHEDULED', 'QUEUED') AND r.fencing_token = 0
+                  AND r.debounce_started_at IS NOT NULL AND r.status IN ('SCHEDULED', 'QUEUED') AND r.fencing_token = 0
                   AND NOT EXISTS (SELECT FROM current_owner)
                 RETURNING r.*
             ), folded_event AS (
