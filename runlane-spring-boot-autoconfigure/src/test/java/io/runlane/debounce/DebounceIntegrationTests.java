@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.DebounceMode;
@@ -26,6 +27,7 @@ import io.runlane.testsupport.Concurrently.Outcome;
 import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.Pool;
 import io.runlane.testsupport.RunlaneDatabaseTest;
+import io.runlane.testsupport.TestDatabase;
 import io.runlane.testsupport.TestRunlane;
 import jakarta.validation.constraints.PositiveOrZero;
 import java.time.Duration;
@@ -403,6 +405,50 @@ class DebounceIntegrationTests {
                 .isZero();
         assertThat(mostPending.get()).isLessThanOrEqualTo(1);
         assertThat(created.size()).isGreaterThan(1);
+    }
+
+    @Test
+    @DisplayName("S-DB-4, S-TR-11: sessions defaulting to REPEATABLE READ fold and race the claim without a"
+            + " serialisation failure")
+    void repeatableReadSessionsFoldWithoutSerialisationFailures(@FreshSchema("debounce_repeatable") String schema) {
+        HikariConfig config = new HikariConfig();
+        String url = TestDatabase.jdbcUrl();
+        config.setJdbcUrl(url + (url.contains("?") ? "&" : "?")
+                + "options=-c%20default_transaction_isolation%3Drepeatable%5C%20read");
+        config.setMaximumPoolSize(12);
+        try (HikariDataSource repeatableRead = new HikariDataSource(config)) {
+            TestRunlane one = start(repeatableRead, schema, 2).startWorker();
+            String key = "k-" + UUID.randomUUID();
+            TriggerOptions options = TriggerOptions.builder()
+                    .debounceKey(key)
+                    .debounce(Duration.ofMillis(1))
+                    .build();
+            TriggerOptions keyed = TriggerOptions.builder()
+                    .debounceKey(key)
+                    .debounce(Duration.ofMillis(1))
+                    .singletonKey("s-" + UUID.randomUUID())
+                    .onSingletonConflict(io.runlane.SingletonConflictPolicy.RETURN_OWNER)
+                    .build();
+
+            List<Outcome<Integer>> outcomes = Concurrently.run(8, i -> () -> {
+                for (int n = 0; n < 100; n++) {
+                    trigger(one, key, i * 100 + n, n % 4 == 0 ? keyed : options);
+                }
+                return 100;
+            });
+
+            assertThat(outcomes)
+                    .allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> count(
+                                    one,
+                                    "SELECT count(*) FROM {schema}.runs WHERE debounce_key = ?"
+                                            + " AND status <> 'SUCCEEDED'",
+                                    key)
+                            == 0);
+            one.stop();
+            instances.remove(one);
+        }
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Admits the runs of debounced triggers (S-DB): the first trigger of a debounce key creates the pending run, due one
@@ -165,18 +166,26 @@ final class DebounceAdmissions {
     /** Admits one debounced run: {@code Created}, {@code Debounced}, or an answer of {@link RunAdmissions}. */
     Admission admit(NewRun run) {
         DebounceTerms terms = terms(run);
-        if (run.idempotencyKey() == null && run.singletonKey() == null) {
-            return jdbc.sql(upsert)
-                    .paramSource(parameters(run, terms))
-                    .query((rs, rowNum) -> {
-                        Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-                        return rs.getBoolean("created")
-                                ? (Admission) new Admission.Created(stored)
-                                : new Admission.Debounced(stored);
-                    })
-                    .single();
+        if (run.idempotencyKey() != null || run.singletonKey() != null) {
+            return transactions.execute(status -> admitKeyed(run, terms));
         }
-        return transactions.execute(status -> admitKeyed(run, terms));
+        if (transactions.isSessionDefault() || TransactionSynchronizationManager.isActualTransactionActive()) {
+            return upsert(run, terms);
+        }
+        // Alone under another default isolation, a fold that met a claim would fail to serialise instead of waiting.
+        return transactions.execute(status -> upsert(run, terms));
+    }
+
+    private Admission upsert(NewRun run, DebounceTerms terms) {
+        return jdbc.sql(upsert)
+                .paramSource(parameters(run, terms))
+                .query((rs, rowNum) -> {
+                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+                    return rs.getBoolean("created")
+                            ? (Admission) new Admission.Created(stored)
+                            : new Admission.Debounced(stored);
+                })
+                .single();
     }
 
     /**
