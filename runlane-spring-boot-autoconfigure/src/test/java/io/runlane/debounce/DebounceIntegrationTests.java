@@ -41,6 +41,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -236,6 +237,74 @@ class DebounceIntegrationTests {
     }
 
     @Test
+    @DisplayName(
+            "S-DB-4, S-DB-5: triggers with idempotency keys, singleton keys and none, from two instances, fold one key"
+                    + " into one run")
+    void keyedAndUnkeyedTriggersFoldIntoOneRun(@FreshSchema("debounce_keyed_burst") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        TestRunlane two = start(secondPool, schema, 1);
+        String key = "k-" + UUID.randomUUID();
+        String singleton = "s-" + UUID.randomUUID();
+
+        List<Outcome<List<TriggerResult>>> outcomes = Concurrently.run(32, i -> () -> {
+            List<TriggerResult> results = new ArrayList<>();
+            for (int n = 0; n < 5; n++) {
+                TriggerOptions.Builder options =
+                        TriggerOptions.builder().debounceKey(key).debounce(Duration.ofHours(1));
+                switch ((i + n) % 3) {
+                    case 0 -> options.idempotencyKey("i-" + i + "-" + n);
+                    case 1 -> options.singletonKey(singleton);
+                    default -> {}
+                }
+                results.add(trigger(i % 2 == 0 ? one : two, key, i * 5 + n, options.build()));
+            }
+            return results;
+        });
+
+        assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
+        List<TriggerResult> results =
+                outcomes.stream().flatMap(outcome -> outcome.value().stream()).toList();
+        assertThat(results).filteredOn(TriggerResult::created).hasSize(1);
+        assertThat(results)
+                .extracting(TriggerResult::outcome)
+                .containsOnly(TriggerOutcome.CREATED, TriggerOutcome.DEBOUNCED);
+        UUID runId = results.get(0).runId();
+        assertThat(results).extracting(TriggerResult::runId).containsOnly(runId);
+        assertThat(runsOfKey(one, key)).isOne();
+        assertThat(folds(one, runId)).isEqualTo(32 * 5 - 1);
+        assertThat(debouncedEvents(one, runId)).isEqualTo(32 * 5 - 1);
+    }
+
+    @Test
+    @DisplayName("S-DB-6: concurrent batches whose keys come in crossing orders fold without deadlocks")
+    void crossedBatchesFoldWithoutDeadlocks(@FreshSchema("debounce_crossed") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        TestRunlane two = start(secondPool, schema, 1);
+        List<String> keys = List.of("a-" + UUID.randomUUID(), "b-" + UUID.randomUUID(), "c-" + UUID.randomUUID());
+
+        List<Outcome<List<TriggerResult>>> outcomes = Concurrently.run(16, i -> () -> {
+            List<TriggerResult> results = new ArrayList<>();
+            for (int n = 0; n < 10; n++) {
+                List<TriggerRequest> batch = new ArrayList<>();
+                for (int k = 0; k < keys.size(); k++) {
+                    String key = keys.get(i % 2 == 0 ? k : keys.size() - 1 - k);
+                    batch.add(TriggerRequest.of("debounce.latest", new Payload(key, i * 100 + n)));
+                }
+                results.addAll((i % 2 == 0 ? one : two).template().triggerAll(batch));
+            }
+            return results;
+        });
+
+        assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
+        List<TriggerResult> results =
+                outcomes.stream().flatMap(outcome -> outcome.value().stream()).toList();
+        assertThat(results).filteredOn(TriggerResult::created).hasSize(keys.size());
+        for (String key : keys) {
+            assertThat(runsOfKey(one, key)).isOne();
+        }
+    }
+
+    @Test
     @DisplayName("S-DB-2: in FIRST mode the pending run keeps the creating trigger's payload")
     void firstModeKeepsTheFirstPayload(@FreshSchema("debounce_first") String schema) {
         TestRunlane one = start(firstPool, schema, 1);
@@ -338,10 +407,12 @@ class DebounceIntegrationTests {
                                 + " AND status IN ('SCHEDULED', 'QUEUED') AND fencing_token = 0",
                         key);
                 mostPending.accumulateAndGet((int) pending, Math::max);
+                // Sample every few milliseconds: the race, not the sampler, should load the database.
+                LockSupport.parkNanos(2_000_000);
             }
         });
         sampler.start();
-        int perThread = 200;
+        int perThread = 125;
         List<Outcome<List<TriggerResult>>> outcomes;
         try {
             outcomes = Concurrently.run(16, i -> () -> {
