@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  *     succeeded has 6 attempts and 1 spent attempt
  * @param priority the run's priority, from -100 to 100 (S-PR-1, S-PR-3): among a queue's due runs a higher one is
  *     claimed first
+ * @param debounceKey the debounce key its triggers fold under (S-DB-1), if it was created by a debounced trigger
  */
 public record Run(
         UUID id,
@@ -57,7 +58,56 @@ public record Run(
         @Nullable String sourceType,
         @JsonRawValue @Nullable String resultJson,
         int spentAttempts,
-        int priority) {
+        int priority,
+        @Nullable String debounceKey) {
+
+    /** A run without a debounce key, as before {@code debounceKey} was recorded. */
+    public Run(
+            UUID id,
+            String taskId,
+            String queue,
+            RunStatus status,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            int attempts,
+            int maxAttempts,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant runAt,
+            @Nullable Instant finishedAt,
+            @Nullable RunFailure failure,
+            String payloadJson,
+            @Nullable UUID sourceRunId,
+            @Nullable String concurrencyKey,
+            @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
+            @Nullable String sourceType,
+            @Nullable String resultJson,
+            int spentAttempts,
+            int priority) {
+        this(
+                id,
+                taskId,
+                queue,
+                status,
+                idempotencyKey,
+                singletonKey,
+                attempts,
+                maxAttempts,
+                createdAt,
+                updatedAt,
+                runAt,
+                finishedAt,
+                failure,
+                payloadJson,
+                sourceRunId,
+                concurrencyKey,
+                idempotencyKeyTtl,
+                sourceType,
+                resultJson,
+                spentAttempts,
+                priority,
+                null);
+    }
 
     /** A run of the default priority 0, as before {@code priority} was recorded. */
     public Run(

@@ -61,6 +61,7 @@ final class BenchmarkContext implements AutoCloseable {
         TaskDefinitionReader reader = new TaskDefinitionReader(RunlaneSettings.defaults(SCHEMA));
         this.tasks = new TaskRegistry(List.of(
                 reader.read(new BenchmarkTasks.OrderTask()),
+                reader.read(new BenchmarkTasks.DebouncedTask()),
                 reader.read(new BenchmarkTasks.NoopTask()),
                 reader.read(new BenchmarkTasks.CountedTask()),
                 reader.read(new BenchmarkTasks.TimedTask()),

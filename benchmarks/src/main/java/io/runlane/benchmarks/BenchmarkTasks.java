@@ -38,6 +38,24 @@ final class BenchmarkTasks {
         public void run(Payload payload, RunContext context) {}
     }
 
+    /** Task id of {@link DebouncedTask}. */
+    static final String DEBOUNCED = "bench.debounced";
+
+    /** Debounced by the payload's key for an hour, so that a burst of one key folds into one pending run. */
+    @Task(id = DEBOUNCED, debounce = "1h")
+    public static final class DebouncedTask implements TaskHandler<DebouncedTask.Payload> {
+
+        public record Payload(@NotBlank String key, long sequence) {}
+
+        @Override
+        public String debounceKey(Payload payload) {
+            return payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
     /** Does nothing but count its runs and note when the latest one started, for end-to-end and latency. */
     @Task(id = NOOP)
     public static final class NoopTask implements TaskHandler<NoopTask.Payload> {

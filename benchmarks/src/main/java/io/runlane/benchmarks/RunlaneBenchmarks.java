@@ -21,6 +21,7 @@ public final class RunlaneBenchmarks {
                 new TriggerScenario(),
                 new PeerTriggerScenario(),
                 new DuplicateTriggerScenario(),
+                new DebouncedBurstScenario(),
                 new BatchTriggerScenario(),
                 new EndToEndScenario(),
                 new MultiInstanceScenario(),

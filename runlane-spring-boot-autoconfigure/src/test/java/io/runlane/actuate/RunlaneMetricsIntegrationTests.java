@@ -12,10 +12,12 @@ import io.micrometer.core.instrument.Timer;
 import io.runlane.PruneRequest;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
 import io.runlane.actuate.ActuatorTestApplication.Payload;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -71,6 +73,26 @@ class RunlaneMetricsIntegrationTests {
                 .timer();
         assertThat(delay.count()).isGreaterThanOrEqualTo(2);
         assertThat(delay.max(TimeUnit.SECONDS)).isLessThan(60);
+    }
+
+    @Test
+    @DisplayName("S-DB-1: folded triggers are counted as runlane.trigger.debounced by task, and as outcome debounced")
+    void foldedTriggersAreCounted() {
+        double folded = count("runlane.trigger.debounced", "task", "actuate.succeed");
+        double outcome = count("runlane.triggers", "task", "actuate.succeed", "outcome", "debounced");
+        TriggerOptions options = TriggerOptions.builder()
+                .debounceKey("metrics-" + UUID.randomUUID())
+                .debounce(Duration.ofHours(1))
+                .build();
+
+        runlane.trigger("actuate.succeed", Payload.of("debounce-1"), options);
+        runlane.trigger("actuate.succeed", Payload.of("debounce-2"), options);
+        runlane.trigger("actuate.succeed", Payload.of("debounce-3"), options);
+
+        assertThat(count("runlane.trigger.debounced", "task", "actuate.succeed"))
+                .isEqualTo(folded + 2);
+        assertThat(count("runlane.triggers", "task", "actuate.succeed", "outcome", "debounced"))
+                .isEqualTo(outcome + 2);
     }
 
     @Test

@@ -240,6 +240,33 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-DB-1: a pending debounced run's detail shows its key, its fold count and when it starts")
+    void aPendingDebouncedRunShowsItsFoldsAndStart() throws Exception {
+        String key = "console-" + UUID.randomUUID();
+        TriggerOptions options = TriggerOptions.builder()
+                .debounceKey(key)
+                .debounce(Duration.ofHours(1))
+                .build();
+        UUID pending = runlane.trigger("reports.build", Payload.of("debounced 1"), options)
+                .runId();
+        runlane.trigger("reports.build", Payload.of("debounced 2"), options);
+        Run folded = runlane.trigger("reports.build", Payload.of("debounced 3"), options)
+                .run();
+
+        mvc.perform(get(API + "/runs/{id}", pending))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.run.debounceKey").value(key))
+                .andExpect(jsonPath("$.debounce.key").value(key))
+                .andExpect(jsonPath("$.debounce.folds").value(2))
+                .andExpect(jsonPath("$.debounce.startsAt").value(folded.runAt().toString()))
+                .andExpect(jsonPath("$.events.items[0].type").value("DEBOUNCED"));
+        UUID plain =
+                runlane.trigger("reports.build", Payload.of("not debounced")).runId();
+        mvc.perform(get(API + "/runs/{id}", plain))
+                .andExpect(jsonPath("$.debounce").doesNotExist());
+    }
+
+    @Test
     void aRunsDetailHasItsStepsAndResult() throws Exception {
         UUID quote =
                 runlane.trigger("quotes.compute", new Payload("quote 9", "q-9")).runId();

@@ -39,7 +39,8 @@ final class RunValues {
                 run.sourceType(),
                 run.resultJson() == null ? null : MASK,
                 run.spentAttempts(),
-                run.priority());
+                run.priority(),
+                run.debounceKey());
     }
 
     /** A signal's payload is a value too (S-SG-5). */

@@ -44,6 +44,8 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
 
     private final MeterProvider<Counter> triggers;
 
+    private final MeterProvider<Counter> debounced;
+
     private final MeterProvider<Counter> attempts;
 
     private final MeterProvider<Timer> attemptDuration;
@@ -79,6 +81,9 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
             Duration refreshInterval) {
         this.triggers = Counter.builder("runlane.triggers")
                 .description("Triggers answered, by task and outcome")
+                .withRegistry(registry);
+        this.debounced = Counter.builder("runlane.trigger.debounced")
+                .description("Triggers folded into a pending debounced run, by task")
                 .withRegistry(registry);
         this.attempts = Counter.builder("runlane.attempts")
                 .description("Attempts ended, by task and the run's status after them")
@@ -133,6 +138,9 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     public void triggered(String taskId, TriggerOutcome outcome) {
         triggers.withTags("task", taskId, "outcome", outcome.name().toLowerCase(Locale.ROOT))
                 .increment();
+        if (outcome == TriggerOutcome.DEBOUNCED) {
+            debounced.withTags("task", taskId).increment();
+        }
     }
 
     @Override

@@ -61,7 +61,9 @@ final class ConsoleHistory {
      * a page reads, in its order, so that the count stops at the cap instead of collecting every entry of the run.
      */
     static final String TOTALS = """
-            SELECT r.last_event_seq, r.attempts,
+            SELECT r.last_event_seq, r.attempts, r.debounce_folds,
+                   r.debounce_started_at IS NOT NULL AND r.status IN ('SCHEDULED', 'QUEUED') AND r.fencing_token = 0
+                       AS debounce_pending,
                    (SELECT count(*) FROM (SELECT FROM {schema}.run_steps s WHERE s.run_id = :runId
                                           ORDER BY s.completed_at DESC LIMIT :cap) s) AS steps,
                    (SELECT count(*) FROM (SELECT FROM {schema}.run_signals g WHERE g.run_id = :runId
@@ -196,7 +198,8 @@ final class ConsoleHistory {
                         rs.getLong("last_event_seq"),
                         rs.getLong("attempts"),
                         rs.getLong("steps"),
-                        rs.getLong("signals")))
+                        rs.getLong("signals"),
+                        rs.getBoolean("debounce_pending") ? rs.getInt("debounce_folds") : null))
                 .optional();
     }
 
@@ -336,8 +339,15 @@ final class ConsoleHistory {
      *
      * @param steps the number of steps, at most {@link #COUNT_CAP} + 1
      * @param signals the number of signals, at most {@link #COUNT_CAP} + 1
+     * @param debounceFolds how many triggers folded into the run while it is a pending debounced run (S-DB-1),
+     *     else {@code null}
      */
-    record Totals(long events, long attempts, long steps, long signals) {}
+    record Totals(
+            long events,
+            long attempts,
+            long steps,
+            long signals,
+            @Nullable Integer debounceFolds) {}
 
     /** A claim with the event that followed it among the attempt events, if any, and whether it resumed the run. */
     private record Claim(

@@ -126,14 +126,16 @@ final class ConsoleReads {
      */
     RunDetail detail(Run run) {
         int limit = ConsoleHistory.DEFAULT_LIMIT;
-        ConsoleHistory.Totals totals = history.totals(run.id()).orElseGet(() -> new ConsoleHistory.Totals(0, 0, 0, 0));
+        ConsoleHistory.Totals totals =
+                history.totals(run.id()).orElseGet(() -> new ConsoleHistory.Totals(0, 0, 0, 0, null));
         return new RunDetail(
                 run,
                 History.of(history.attempts(run.id(), null, limit), totals.attempts()),
                 History.of(history.events(run.id(), null, limit), totals.events()),
                 History.of(history.steps(run.id(), null, limit), totals.steps()),
                 History.of(history.signals(run.id(), null, limit), totals.signals()),
-                RunActions.of(run, settings.unrestricted()));
+                RunActions.of(run, settings.unrestricted()),
+                DebounceWindow.of(run, totals.debounceFolds()));
     }
 
     /** The run's attempts after the cursor, newest first, or empty when there is no such run. */
@@ -290,6 +292,7 @@ final class ConsoleReads {
      * @param steps its completed steps, latest completion first (S-ST-6)
      * @param signals its mailbox, newest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
+     * @param debounce the debounce window while the run is a pending debounced run (S-DB-1), else {@code null}
      */
     record RunDetail(
             Run run,
@@ -297,7 +300,20 @@ final class ConsoleReads {
             History<RunEvent> events,
             History<RunStep> steps,
             History<RunSignal> signals,
-            RunActions actions) {}
+            RunActions actions,
+            @Nullable DebounceWindow debounce) {}
+
+    /**
+     * A pending debounced run's window (S-DB-1): its key, how many later triggers folded into it, and when it is due
+     * to start.
+     */
+    record DebounceWindow(String key, int folds, @Nullable Instant startsAt) {
+
+        static @Nullable DebounceWindow of(Run run, @Nullable Integer folds) {
+            String key = run.debounceKey();
+            return key == null || folds == null ? null : new DebounceWindow(key, folds, run.runAt());
+        }
+    }
 
     /**
      * The newest items of one list of a run's history (S-CO-10).

@@ -60,7 +60,8 @@ public final class RunRowMapper implements RowMapper<Run> {
                 rs.getString("source_type"),
                 rs.getString("result"),
                 spentAttempts(rs),
-                rs.getInt("priority"));
+                rs.getInt("priority"),
+                rs.getString("debounce_key"));
     }
 
     private static int spentAttempts(ResultSet rs) throws SQLException {

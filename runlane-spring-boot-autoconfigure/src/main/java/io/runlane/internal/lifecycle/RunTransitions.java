@@ -94,7 +94,8 @@ public final class RunTransitions {
      * cancellation grace ended the run but its lease still runs, S-CA-5) is not resumed either: the two attempts would
      * overlap. The wait a run cancelled while {@code WAITING} was registered for (the run or signal it awaited) is
      * cleared, so no wake-up source touches the queued run; its handler registers the wait again when it replays to
-     * that point (S-RV-6).
+     * that point (S-RV-6). A debounced run cancelled while pending does not reopen its window (S-DB-3): its window
+     * start is cleared, so it is never a second pending run of its debounce key.
      */
     private static final String RESUME =
             TransitionSql.transition("""
@@ -103,7 +104,7 @@ public final class RunTransitions {
                 failure_code = NULL, failure_class = NULL, failure_message = NULL, releases = r.attempts,
                 awaiting_run_id = NULL, awaiting_signal = NULL, idempotency_key_released = false,
                 singleton_released = false, lease_owner = NULL, lease_expires_at = NULL,
-                last_event_seq = r.last_event_seq + 1
+                last_event_seq = r.last_event_seq + 1, debounce_started_at = NULL
             WHERE r.id = :id AND r.environment = :environment AND r.status IN ('FAILED', 'CANCELLED')
               AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= statement_timestamp())
               AND NOT EXISTS (SELECT FROM {schema}.runs o

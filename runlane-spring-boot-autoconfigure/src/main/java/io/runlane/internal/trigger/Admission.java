@@ -26,6 +26,9 @@ sealed interface Admission {
     /** Another active run holds the singleton key and received the payload as a signal (S-CP-4). */
     record SignaledOwner(Run run) implements Admission {}
 
+    /** The trigger folded into its debounce key's pending run, which is returned as the fold left it (S-DB-1). */
+    record Debounced(Run run) implements Admission {}
+
     /** Another active run holds the singleton key; nothing was written (S-SK-2). */
     record SingletonHeld(String singletonKey, UUID ownerRunId) implements Admission {}
 }

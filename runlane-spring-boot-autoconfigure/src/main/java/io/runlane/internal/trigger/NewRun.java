@@ -29,6 +29,7 @@ import org.jspecify.annotations.Nullable;
  * @param traceContext the trigger's trace context, stored for the run's attempts to continue (S-MO-9); empty when
  *     the trigger was not traced
  * @param priority the run's priority (S-PR-1): the trigger's, else the task's
+ * @param debounce how the trigger debounces (S-DB-1), or {@code null} when it does not
  */
 public record NewRun(
         UUID id,
@@ -47,10 +48,51 @@ public record NewRun(
         SingletonConflictPolicy onSingletonConflict,
         @Nullable String signalName,
         Map<String, String> traceContext,
-        int priority) {
+        int priority,
+        @Nullable DebounceTerms debounce) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
+    }
+
+    /** A run of a trigger that does not debounce. */
+    public NewRun(
+            UUID id,
+            String taskId,
+            String queue,
+            String payloadJson,
+            @Nullable String idempotencyKey,
+            @Nullable Duration idempotencyKeyTtl,
+            @Nullable String singletonKey,
+            @Nullable String concurrencyKey,
+            int maxAttempts,
+            @Nullable Instant runAt,
+            @Nullable Duration delay,
+            @Nullable String sourceType,
+            @Nullable UUID sourceRunId,
+            SingletonConflictPolicy onSingletonConflict,
+            @Nullable String signalName,
+            Map<String, String> traceContext,
+            int priority) {
+        this(
+                id,
+                taskId,
+                queue,
+                payloadJson,
+                idempotencyKey,
+                idempotencyKeyTtl,
+                singletonKey,
+                concurrencyKey,
+                maxAttempts,
+                runAt,
+                delay,
+                sourceType,
+                sourceRunId,
+                onSingletonConflict,
+                signalName,
+                traceContext,
+                priority,
+                null);
     }
 
     /** A run that fails on a singleton conflict (S-SK-2). */

@@ -78,6 +78,8 @@ public final class RunAdmissions {
 
     private final String releaseExpiredHolder;
 
+    private final DebounceAdmissions debounces;
+
     private final GroupCommit groups = new GroupCommit(this::admitGroup, this::admitAlone);
 
     private final CreatedShare createdShare = new CreatedShare();
@@ -96,6 +98,7 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
+        this.debounces = new DebounceAdmissions(jdbc, this.transactions, sql, environment, this::admitAlone);
     }
 
     /**
@@ -106,6 +109,9 @@ public final class RunAdmissions {
      * while most return an existing run, its key's owner is looked up first.
      */
     public Admission admit(NewRun run) {
+        if (run.debounce() != null) {
+            return debounces.admit(run);
+        }
         if (!groupable(run)) {
             return admitAlone(run);
         }
@@ -188,6 +194,13 @@ public final class RunAdmissions {
      * later batches wait for it, so it is not starved (S-TR-6).
      */
     public List<Admission> admitAll(List<NewRun> runs) {
+        return DebounceAdmissions.anyDebounced(runs)
+                ? debounces.admitAll(runs, this::admitAllUndebounced)
+                : admitAllUndebounced(runs);
+    }
+
+    /** {@link #admitAll} for runs none of which debounces (S-DB-6: debounced items are admitted by {@link DebounceAdmissions}). */
+    private List<Admission> admitAllUndebounced(List<NewRun> runs) {
         if (runs.isEmpty()) {
             return List.of();
         }

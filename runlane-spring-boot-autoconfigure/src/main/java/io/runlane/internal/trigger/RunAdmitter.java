@@ -81,6 +81,9 @@ public final class RunAdmitter {
         if (answer instanceof Admission.ReturnedOwner owner) {
             return new TriggerResult(TriggerOutcome.RETURNED_SINGLETON_OWNER, owner.run());
         }
+        if (answer instanceof Admission.Debounced debounced) {
+            return new TriggerResult(TriggerOutcome.DEBOUNCED, debounced.run());
+        }
         if (answer instanceof Admission.SignaledOwner owner) {
             return new TriggerResult(TriggerOutcome.SIGNALED_SINGLETON_OWNER, owner.run());
         }

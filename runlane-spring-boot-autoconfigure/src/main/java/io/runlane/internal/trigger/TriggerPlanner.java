@@ -78,6 +78,15 @@ public final class TriggerPlanner {
                 typed,
                 resolveKeys ? p -> task.handler().concurrencyKey(p) : p -> null);
         String queue = queue(task, options.queue());
+        DebounceTerms debounce = DebounceTerms.of(
+                task,
+                key(
+                        task,
+                        "debounceKey",
+                        options.debounceKey(),
+                        typed,
+                        resolveKeys ? p -> task.handler().debounceKey(p) : p -> null),
+                options);
         if (idempotencyKey == null && options.idempotencyKeyTtl() != null) {
             throw new ConfigurationInvalidException(
                     "idempotencyKeyTtl",
@@ -121,7 +130,8 @@ public final class TriggerPlanner {
                 traceContexts.capture(),
                 options.priority() != null
                         ? PriorityRules.requireValid("priority", options.priority())
-                        : task.priority());
+                        : task.priority(),
+                debounce);
     }
 
     private static @Nullable String key(

@@ -113,6 +113,15 @@ function union(name, newer, older) {
     return newer.concat(older.filter(item => !seen.has(key(item))));
 }
 
+/** A pending debounced run's window (S-DB-1): its key, the triggers folded into it, and when it starts. */
+function debounceValue(debounce) {
+    const folded = debounce.folds === 1 ? '1 trigger folded' : `${debounce.folds} triggers folded`;
+    return h('span', {title: formatAbsolute(debounce.startsAt)},
+        h('span', {class: 'mono', text: debounce.key}),
+        h('span', {class: 'sep', text: '·'}),
+        h('span', {text: `${folded}, starts ${formatRelative(debounce.startsAt)}`}));
+}
+
 function render(body, detail, lists, loadMore, reload) {
     const {run, actions} = detail;
     const {events, attempts, steps, signals} = lists;
@@ -140,6 +149,7 @@ function render(body, detail, lists, loadMore, reload) {
                 fact('Idempotency key', keyValue(run.idempotencyKey)),
                 fact('Singleton key', keyValue(run.singletonKey)),
                 run.concurrencyKey ? fact('Concurrency key', keyValue(run.concurrencyKey)) : null,
+                detail.debounce ? fact('Debounce', debounceValue(detail.debounce)) : null,
                 run.idempotencyRetainedUntil ? fact('Key retained until', formatAbsolute(run.idempotencyRetainedUntil)) : null,
                 run.sourceRunId ? fact(humanize(run.sourceType ?? 'source') + ' of', h('a', {href: '#/runs/' + run.sourceRunId, class: 'mono', text: shortId(run.sourceRunId)})) : null,
                 fact('Updated', formatAbsolute(run.updatedAt)))),
