@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runlane's Micrometer meters (S-MO-3). As an {@link EngineListener} it counts triggers ({@code runlane.triggers},
- * tags {@code task}, {@code outcome}) and attempts ({@code runlane.attempts}, tags {@code task}, {@code result}),
+ * tags {@code task}, {@code outcome}), triggers refused by a rate limit ({@code runlane.trigger.rate_limited}, tag
+ * {@code task}) and attempts ({@code runlane.attempts}, tags {@code task}, {@code result}),
  * times attempts ({@code runlane.attempt.duration}) and the delay from a run being due to an attempt starting
  * ({@code runlane.trigger.start.delay}, tag {@code task}), and counts pruned runs ({@code runlane.runs.pruned}, tag
  * {@code trigger} = {@code automatic} or {@code operator}) and recovered leases ({@code runlane.leases.recovered}),
@@ -43,6 +44,8 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     private static final Log logger = LogFactory.getLog(RunlaneMetrics.class);
 
     private final MeterProvider<Counter> triggers;
+
+    private final MeterProvider<Counter> rateLimited;
 
     private final MeterProvider<Counter> attempts;
 
@@ -79,6 +82,9 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
             Duration refreshInterval) {
         this.triggers = Counter.builder("runlane.triggers")
                 .description("Triggers answered, by task and outcome")
+                .withRegistry(registry);
+        this.rateLimited = Counter.builder("runlane.trigger.rate_limited")
+                .description("Triggers refused by their task's rate limit, by task")
                 .withRegistry(registry);
         this.attempts = Counter.builder("runlane.attempts")
                 .description("Attempts ended, by task and the run's status after them")
@@ -133,6 +139,11 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     public void triggered(String taskId, TriggerOutcome outcome) {
         triggers.withTags("task", taskId, "outcome", outcome.name().toLowerCase(Locale.ROOT))
                 .increment();
+    }
+
+    @Override
+    public void rateLimited(String taskId) {
+        rateLimited.withTags("task", taskId).increment();
     }
 
     @Override

@@ -26,6 +26,13 @@ sealed interface Admission {
     /** Another active run holds the singleton key and received the payload as a signal (S-CP-4). */
     record SignaledOwner(Run run) implements Admission {}
 
+    /**
+     * The run would exceed its task's rate limit for its key; nothing was written (S-RT-2). {@code retryAfter} is
+     * when the oldest counted creation leaves the window.
+     */
+    record RateLimited(@org.jspecify.annotations.Nullable String rateLimitKey, java.time.Instant retryAfter)
+            implements Admission {}
+
     /** Another active run holds the singleton key; nothing was written (S-SK-2). */
     record SingletonHeld(String singletonKey, UUID ownerRunId) implements Admission {}
 }

@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param traceContext the trigger's trace context, stored for the run's attempts to continue (S-MO-9); empty when
  *     the trigger was not traced
  * @param priority the run's priority (S-PR-1): the trigger's, else the task's
+ * @param rateLimit the task's rate limit and the run's rate-limit key (S-RT-1), or {@code null} when the task has
+ *     none; only then does the admission count the run
  */
 public record NewRun(
         UUID id,
@@ -47,7 +49,8 @@ public record NewRun(
         SingletonConflictPolicy onSingletonConflict,
         @Nullable String signalName,
         Map<String, String> traceContext,
-        int priority) {
+        int priority,
+        @Nullable RateLimitedKey rateLimit) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
@@ -85,6 +88,7 @@ public record NewRun(
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null);
     }
 }

@@ -82,6 +82,8 @@ public final class RunAdmissions {
 
     private final CreatedShare createdShare = new CreatedShare();
 
+    private final RateLimits rateLimits;
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -96,6 +98,7 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
+        this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
     }
 
     /**
@@ -103,9 +106,15 @@ public final class RunAdmissions {
      * the run's conflict policy ({@link SingletonConflicts}) in the same transaction. A run outside any transaction
      * that needs none of its own is admitted with whatever runs other threads admit at the same moment, in one
      * statement and one commit ({@link GroupCommit}), while most recent triggers create runs ({@link CreatedShare});
-     * while most return an existing run, its key's owner is looked up first.
+     * while most return an existing run, its key's owner is looked up first. A run of a rate-limited task is
+     * admitted alone, in a transaction (the caller's when active), under its rate-limit key's lock ({@link
+     * RateLimits}); the answer {@link Admission.RateLimited} refuses it and wrote nothing.
      */
     public Admission admit(NewRun run) {
+        if (run.rateLimit() != null) {
+            return inTransaction(status ->
+                    rateLimits.admit(status, run, () -> retrying(run, firstTry -> resolved(run, admitOnce(run)))));
+        }
         if (!groupable(run)) {
             return admitAlone(run);
         }
@@ -179,7 +188,9 @@ public final class RunAdmissions {
      * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
      * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
      * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
-     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
+     * with {@link SingletonConflictException} (S-TR-6), and so does one item over its task's rate limit with {@link
+     * io.runlane.RateLimitExceededException} (the batch first locks and counts its rate-limited keys, {@link
+     * RateLimits#lockBatch}); the other policies act after every other item was admitted,
      * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
      *
      * <p>A batch that deadlocked with another (their keys sort in crossing orders) is rolled back, its own
@@ -238,6 +249,13 @@ public final class RunAdmissions {
 
     /** The answers of the distinct runs of a batch, in the transaction the caller holds. */
     private List<@Nullable Admission> admitBatch(List<NewRun> batch) {
+        RateLimits.BatchWindows windows = rateLimits.lockBatch(batch);
+        List<@Nullable Admission> settled = settle(batch);
+        rateLimits.checkAndRecordBatch(windows, batch, settled);
+        return settled;
+    }
+
+    private List<@Nullable Admission> settle(List<NewRun> batch) {
         List<@Nullable Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
         List<Integer> unsettled = IntStream.range(0, batch.size())
                 .filter(position -> settled.get(position) == null)
