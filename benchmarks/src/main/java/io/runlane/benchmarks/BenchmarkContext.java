@@ -62,6 +62,7 @@ final class BenchmarkContext implements AutoCloseable {
         this.tasks = new TaskRegistry(List.of(
                 reader.read(new BenchmarkTasks.OrderTask()),
                 reader.read(new BenchmarkTasks.NoopTask()),
+                reader.read(new BenchmarkTasks.LimitedTask()),
                 reader.read(new BenchmarkTasks.CountedTask()),
                 reader.read(new BenchmarkTasks.TimedTask()),
                 reader.read(new BenchmarkTasks.StepsTask()),

@@ -21,6 +21,7 @@ public final class RunlaneBenchmarks {
                 new TriggerScenario(),
                 new PeerTriggerScenario(),
                 new DuplicateTriggerScenario(),
+                new RateLimitedTriggerScenario(),
                 new BatchTriggerScenario(),
                 new EndToEndScenario(),
                 new MultiInstanceScenario(),

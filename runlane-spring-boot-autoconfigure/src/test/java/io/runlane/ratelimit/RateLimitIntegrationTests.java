@@ -262,6 +262,26 @@ class RateLimitIntegrationTests {
         assertThat(creations("pings.send", target)).isOne();
     }
 
+    @Test
+    @DisplayName("S-RT-5: the pruner deletes creations older than the longest declared period, and keeps the others")
+    void prunerDeletesCreationsOlderThanTheLongestPeriod() {
+        String abandoned = unique("c");
+        String recent = unique("c");
+        export(abandoned);
+        export(recent);
+        runlane.jdbc()
+                .update(
+                        "UPDATE " + runlane.schema()
+                                + ".rate_limit_creations SET created_at = created_at - interval '61 minutes'"
+                                + " WHERE rate_limit_key = ?",
+                        "customer." + abandoned);
+
+        runlane.engine().pruning().pruneOnce();
+
+        assertThat(creations("exports.build", "customer." + abandoned)).isZero();
+        assertThat(creations("exports.build", "customer." + recent)).isOne();
+    }
+
     @RepeatedTest(3)
     @DisplayName("S-RT-4: 64 threads on two instances triggering one key create exactly N runs; the rest are refused")
     void exactUnderAStormAcrossTwoInstances() {
