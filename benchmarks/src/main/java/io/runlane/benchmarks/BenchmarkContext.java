@@ -63,6 +63,7 @@ final class BenchmarkContext implements AutoCloseable {
                 reader.read(new BenchmarkTasks.OrderTask()),
                 reader.read(new BenchmarkTasks.DebouncedTask()),
                 reader.read(new BenchmarkTasks.NoopTask()),
+                reader.read(new BenchmarkTasks.LimitedTask()),
                 reader.read(new BenchmarkTasks.CountedTask()),
                 reader.read(new BenchmarkTasks.TimedTask()),
                 reader.read(new BenchmarkTasks.StepsTask()),

@@ -18,6 +18,9 @@ final class BenchmarkTasks {
     /** Task id of {@link OrderTask}. */
     static final String ORDER = "bench.order";
 
+    /** Task id of {@link LimitedTask}. */
+    static final String LIMITED = "bench.limited";
+
     /** Task id of {@link NoopTask}. */
     static final String NOOP = "bench.noop";
 
@@ -49,6 +52,21 @@ final class BenchmarkTasks {
 
         @Override
         public String debounceKey(Payload payload) {
+            return payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
+    /** Ten runs per key per hour (S-RT-1): a key at its limit refuses every further trigger. */
+    @Task(id = LIMITED, rateLimit = 10, rateLimitPeriod = "1h")
+    public static final class LimitedTask implements TaskHandler<LimitedTask.Payload> {
+
+        public record Payload(@NotBlank String key) {}
+
+        @Override
+        public String rateLimitKey(Payload payload) {
             return payload.key();
         }
 

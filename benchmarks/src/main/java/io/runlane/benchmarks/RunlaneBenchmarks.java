@@ -22,6 +22,7 @@ public final class RunlaneBenchmarks {
                 new PeerTriggerScenario(),
                 new DuplicateTriggerScenario(),
                 new DebouncedBurstScenario(),
+                new RateLimitedTriggerScenario(),
                 new BatchTriggerScenario(),
                 new EndToEndScenario(),
                 new MultiInstanceScenario(),

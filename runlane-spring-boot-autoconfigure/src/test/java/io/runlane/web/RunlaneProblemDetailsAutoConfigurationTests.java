@@ -3,6 +3,7 @@ package io.runlane.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
@@ -96,7 +97,29 @@ class RunlaneProblemDetailsAutoConfigurationTests {
                     .andExpect(status().isConflict())
                     .andExpect(jsonPath("$.code").value("run_state_invalid"))
                     .andExpect(jsonPath("$.status").value("RUNNING"));
+            mvc.perform(get("/rate-limited"))
+                    .andExpect(status().isTooManyRequests())
+                    .andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.code").value("rate_limited"))
+                    .andExpect(jsonPath("$.taskId").value("exports.build"))
+                    .andExpect(jsonPath("$.rateLimitKey").value("customer-1"))
+                    .andExpect(header().string("Retry-After", org.hamcrest.Matchers.oneOf("89", "90")));
         });
+    }
+
+    @Test
+    @DisplayName("S-RT-2: Retry-After is the wait in whole seconds, rounded up, and 0 once retryAfter has passed")
+    void retryAfterRoundsUp() {
+        java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:00Z");
+
+        assertThat(RunlaneProblemDetailsExceptionHandler.retryAfterSeconds(now.plusMillis(1), now))
+                .isEqualTo(1);
+        assertThat(RunlaneProblemDetailsExceptionHandler.retryAfterSeconds(now.plusSeconds(2), now))
+                .isEqualTo(2);
+        assertThat(RunlaneProblemDetailsExceptionHandler.retryAfterSeconds(now.plusMillis(2001), now))
+                .isEqualTo(3);
+        assertThat(RunlaneProblemDetailsExceptionHandler.retryAfterSeconds(now.minusSeconds(5), now))
+                .isZero();
     }
 
     @Test
@@ -141,6 +164,12 @@ class RunlaneProblemDetailsAutoConfigurationTests {
         @GetMapping("/singleton-conflict")
         void singletonConflict() {
             throw new SingletonConflictException("orders.confirm", "order-1", OWNER);
+        }
+
+        @GetMapping("/rate-limited")
+        void rateLimited() {
+            throw new io.runlane.RateLimitExceededException(
+                    "exports.build", "customer-1", java.time.Instant.now().plusSeconds(90));
         }
 
         @GetMapping("/run-state")

@@ -276,8 +276,22 @@ public final class RunlaneEndpoint {
      * @param queue the queue its runs go to
      * @param maxAttempts the attempt budget
      * @param idempotencyKeyTtl the retention of a finished owner's key, such as {@code 24h} or {@code active}
+     * @param rateLimit the task's rate limit (S-RT-1), or {@code null} when it has none
      */
-    public record TaskDescriptor(String id, String queue, int maxAttempts, String idempotencyKeyTtl) {}
+    public record TaskDescriptor(
+            String id,
+            String queue,
+            int maxAttempts,
+            String idempotencyKeyTtl,
+            @Nullable RateLimitDescriptor rateLimit) {}
+
+    /**
+     * A task's rate limit (S-RT-1).
+     *
+     * @param limit the runs created per key in any window
+     * @param period the window, as an ISO-8601 duration such as {@code PT1H}
+     */
+    public record RateLimitDescriptor(int limit, String period) {}
 
     /**
      * A queue's active runs.

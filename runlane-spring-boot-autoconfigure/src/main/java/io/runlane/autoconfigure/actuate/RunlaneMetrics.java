@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runlane's Micrometer meters (S-MO-3). As an {@link EngineListener} it counts triggers ({@code runlane.triggers},
- * tags {@code task}, {@code outcome}) and attempts ({@code runlane.attempts}, tags {@code task}, {@code result}),
+ * tags {@code task}, {@code outcome}), triggers refused by a rate limit ({@code runlane.trigger.rate_limited}, tag
+ * {@code task}) and attempts ({@code runlane.attempts}, tags {@code task}, {@code result}),
  * times attempts ({@code runlane.attempt.duration}) and the delay from a run being due to an attempt starting
  * ({@code runlane.trigger.start.delay}, tag {@code task}), and counts pruned runs ({@code runlane.runs.pruned}, tag
  * {@code trigger} = {@code automatic} or {@code operator}) and recovered leases ({@code runlane.leases.recovered}),
@@ -45,6 +46,7 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     private final MeterProvider<Counter> triggers;
 
     private final MeterProvider<Counter> debounced;
+    private final MeterProvider<Counter> rateLimited;
 
     private final MeterProvider<Counter> attempts;
 
@@ -84,6 +86,9 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
                 .withRegistry(registry);
         this.debounced = Counter.builder("runlane.trigger.debounced")
                 .description("Triggers folded into a pending debounced run, by task")
+                .withRegistry(registry);
+        this.rateLimited = Counter.builder("runlane.trigger.rate_limited")
+                .description("Triggers refused by their task's rate limit, by task")
                 .withRegistry(registry);
         this.attempts = Counter.builder("runlane.attempts")
                 .description("Attempts ended, by task and the run's status after them")
@@ -141,6 +146,11 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
         if (outcome == TriggerOutcome.DEBOUNCED) {
             debounced.withTags("task", taskId).increment();
         }
+    }
+
+    @Override
+    public void rateLimited(String taskId) {
+        rateLimited.withTags("task", taskId).increment();
     }
 
     @Override

@@ -75,7 +75,12 @@ final class RunlaneSummary {
                 String.valueOf(
                         (task.idempotencyKeyTtl() != null)
                                 ? task.idempotencyKeyTtl()
-                                : settings.defaultIdempotencyKeyTtl()));
+                                : settings.defaultIdempotencyKeyTtl()),
+                task.rateLimit() == null
+                        ? null
+                        : new RunlaneEndpoint.RateLimitDescriptor(
+                                task.rateLimit().limit(),
+                                task.rateLimit().period().toString()));
     }
 
     private static QueueDescriptor describeQueue(QueueStatistics statistics, @Nullable Integer concurrencyLimit) {

@@ -18,12 +18,15 @@ import io.runlane.internal.maintenance.ExpiredLeases;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
+import io.runlane.internal.maintenance.RateLimitCreationPruner;
 import io.runlane.internal.maintenance.RunPruner;
 import io.runlane.internal.operations.IdempotencyKeyResets;
 import io.runlane.internal.query.RunListing;
 import io.runlane.internal.query.RunReads;
 import io.runlane.internal.query.RunStatistics;
 import io.runlane.internal.registry.PayloadCodec;
+import io.runlane.internal.registry.RateLimitPolicy;
+import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.result.ResultCodec;
 import io.runlane.internal.result.RunEndings;
@@ -44,8 +47,10 @@ import io.runlane.internal.worker.BatchCompletions;
 import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunClaims;
 import io.runlane.internal.worker.RunWorker;
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -231,7 +236,23 @@ public final class RunlaneEngine implements AutoCloseable {
                 pruningSettings.interval(),
                 pruningSettings.batchSize(),
                 pruningSettings.timeBudget(),
-                listener);
+                listener,
+                rateLimitCreationPruner(loopJdbc, sql, environment, tasks));
+    }
+
+    /**
+     * The pruner of the rate limits' expired creations (S-RT-5), by the longest period a declared task's rate limit
+     * has; {@code null} when no task declares one (a removed task's rows then stay until one does).
+     */
+    private static @Nullable RateLimitCreationPruner rateLimitCreationPruner(
+            JdbcClient jdbc, SqlTemplate sql, String environment, TaskRegistry tasks) {
+        return tasks.all().stream()
+                .map(TaskDefinition::rateLimit)
+                .filter(java.util.Objects::nonNull)
+                .map(RateLimitPolicy::period)
+                .max(Duration::compareTo)
+                .map(longest -> new RateLimitCreationPruner(jdbc, sql, environment, longest))
+                .orElse(null);
     }
 
     /**

@@ -22,6 +22,11 @@ public final class CompositeEngineListener implements EngineListener {
     }
 
     @Override
+    public void rateLimited(String taskId) {
+        each(listener -> listener.rateLimited(taskId));
+    }
+
+    @Override
     public void triggered(String taskId, TriggerOutcome outcome) {
         each(listener -> listener.triggered(taskId, outcome));
     }

@@ -16,6 +16,9 @@ public interface EngineListener {
     /** A trigger was answered. */
     default void triggered(String taskId, TriggerOutcome outcome) {}
 
+    /** A trigger of the task was refused by its rate limit (S-RT-2); nothing was written. */
+    default void rateLimited(String taskId) {}
+
     /** An attempt was claimed and is about to start. */
     default void attemptStarted(ClaimedRun claimed) {}
 

@@ -38,6 +38,8 @@ public final class PruningService extends PeriodicJob {
 
     private final EngineListener listener;
 
+    private final @Nullable RateLimitCreationPruner rateLimitCreations;
+
     /**
      * Where the job stands in one status: the cursor to resume from, the earliest retention kept behind it, whether
      * runs behind it were skipped because locked, and whether the pass reached the end.
@@ -83,7 +85,20 @@ public final class PruningService extends PeriodicJob {
             int batchSize,
             Duration timeBudget,
             EngineListener listener) {
+        this(pruner, retention, interval, batchSize, timeBudget, listener, null);
+    }
+
+    /** Also deletes the rate limits' expired creations on every tick, after the runs (S-RT-5). */
+    public PruningService(
+            RunPruner pruner,
+            Map<RunStatus, Duration> retention,
+            Duration interval,
+            int batchSize,
+            Duration timeBudget,
+            EngineListener listener,
+            @Nullable RateLimitCreationPruner rateLimitCreations) {
         super("pruning", interval);
+        this.rateLimitCreations = rateLimitCreations;
         this.prunePass = new PrunePass(pruner);
         this.retention = Map.copyOf(retention);
         this.batchSize = batchSize;
@@ -127,6 +142,9 @@ public final class PruningService extends PeriodicJob {
             positions.put(status, start.after(pass));
             deleted += pass.deleted();
             scanned += pass.scanned();
+        }
+        if (rateLimitCreations != null) {
+            rateLimitCreations.pruneExpired(batchSize, deadline);
         }
         lastScanned = scanned;
         lastPruned = deleted;

@@ -29,6 +29,13 @@ sealed interface Admission {
     /** The trigger folded into its debounce key's pending run, which is returned as the fold left it (S-DB-1). */
     record Debounced(Run run) implements Admission {}
 
+    /**
+     * The run would exceed its task's rate limit for its key; nothing was written (S-RT-2). {@code retryAfter} is
+     * when the oldest counted creation leaves the window.
+     */
+    record RateLimited(@org.jspecify.annotations.Nullable String rateLimitKey, java.time.Instant retryAfter)
+            implements Admission {}
+
     /** Another active run holds the singleton key; nothing was written (S-SK-2). */
     record SingletonHeld(String singletonKey, UUID ownerRunId) implements Admission {}
 }

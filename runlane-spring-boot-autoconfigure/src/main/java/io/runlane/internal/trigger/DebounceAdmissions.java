@@ -260,7 +260,8 @@ final class DebounceAdmissions {
                 run.signalName(),
                 run.traceContext(),
                 run.priority(),
-                terms);
+                terms,
+                run.rateLimit());
     }
 
     private MapSqlParameterSource parameters(NewRun run, DebounceTerms terms) {

@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  *     the trigger was not traced
  * @param priority the run's priority (S-PR-1): the trigger's, else the task's
  * @param debounce how the trigger debounces (S-DB-1), or {@code null} when it does not
+ * @param rateLimit the task's rate limit and the run's rate-limit key (S-RT-1), or {@code null} when the task has
+ *     none; only then does the admission count the run
  */
 public record NewRun(
         UUID id,
@@ -49,7 +51,8 @@ public record NewRun(
         @Nullable String signalName,
         Map<String, String> traceContext,
         int priority,
-        @Nullable DebounceTerms debounce) {
+        @Nullable DebounceTerms debounce,
+        @Nullable RateLimitedKey rateLimit) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
@@ -92,6 +95,7 @@ public record NewRun(
                 signalName,
                 traceContext,
                 priority,
+                null,
                 null);
     }
 
@@ -127,6 +131,8 @@ public record NewRun(
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null,
+                null);
     }
 }

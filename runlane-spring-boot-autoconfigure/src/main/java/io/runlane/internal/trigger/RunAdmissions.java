@@ -84,6 +84,8 @@ public final class RunAdmissions {
 
     private final CreatedShare createdShare = new CreatedShare();
 
+    private final RateLimits rateLimits;
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
@@ -98,7 +100,8 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
-        this.debounces = new DebounceAdmissions(jdbc, this.transactions, sql, environment, this::admitAlone);
+        this.debounces = new DebounceAdmissions(jdbc, this.transactions, sql, environment, this::admitPending);
+        this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
     }
 
     /**
@@ -106,11 +109,16 @@ public final class RunAdmissions {
      * the run's conflict policy ({@link SingletonConflicts}) in the same transaction. A run outside any transaction
      * that needs none of its own is admitted with whatever runs other threads admit at the same moment, in one
      * statement and one commit ({@link GroupCommit}), while most recent triggers create runs ({@link CreatedShare});
-     * while most return an existing run, its key's owner is looked up first.
+     * while most return an existing run, its key's owner is looked up first. A run of a rate-limited task is
+     * admitted alone, in a transaction (the caller's when active), under its rate-limit key's lock ({@link
+     * RateLimits}); the answer {@link Admission.RateLimited} refuses it and wrote nothing.
      */
     public Admission admit(NewRun run) {
         if (run.debounce() != null) {
             return debounces.admit(run);
+        }
+        if (run.rateLimit() != null) {
+            return admitRateLimited(run);
         }
         if (!groupable(run)) {
             return admitAlone(run);
@@ -118,6 +126,20 @@ public final class RunAdmissions {
         Admission answer = createdShare.worthGrouping() ? groups.admit(run) : ownerFirst(run);
         createdShare.record(answer instanceof Admission.Created);
         return answer;
+    }
+
+    /** A run of a rate-limited task: alone, in a transaction, under its rate-limit key's lock ({@link RateLimits}). */
+    private Admission admitRateLimited(NewRun run) {
+        return inTransaction(status ->
+                rateLimits.admit(status, run, () -> retrying(run, firstTry -> resolved(run, admitOnce(run)))));
+    }
+
+    /**
+     * The admission of a debounced trigger that creates its key's pending run: a rate limit counts the creation
+     * (a fold counts nothing, S-RT-3).
+     */
+    private Admission admitPending(NewRun run) {
+        return run.rateLimit() != null ? admitRateLimited(run) : admitAlone(run);
     }
 
     /**
@@ -185,7 +207,9 @@ public final class RunAdmissions {
      * idempotency key collapse onto the first of them, which is admitted; the others return its run. The batch goes
      * to the database as one statement ({@link BatchAdmissions}); the few items it cannot settle are admitted one by
      * one in the same transaction, in lock order. A singleton conflict under {@code FAIL} rolls the whole batch back
-     * with {@link SingletonConflictException} (S-TR-6); the other policies act after every other item was admitted,
+     * with {@link SingletonConflictException} (S-TR-6), and so does one item over its task's rate limit with {@link
+     * io.runlane.RateLimitExceededException} (the batch first locks and counts its rate-limited keys, {@link
+     * RateLimits#lockBatch}); the other policies act after every other item was admitted,
      * in (task, singleton key) order, so that concurrent batches take holders' locks in one order (S-CP-5).
      *
      * <p>A batch that deadlocked with another (their keys sort in crossing orders) is rolled back, its own
@@ -251,6 +275,13 @@ public final class RunAdmissions {
 
     /** The answers of the distinct runs of a batch, in the transaction the caller holds. */
     private List<@Nullable Admission> admitBatch(List<NewRun> batch) {
+        RateLimits.BatchWindows windows = rateLimits.lockBatch(batch);
+        List<@Nullable Admission> settled = settle(batch);
+        rateLimits.checkAndRecordBatch(windows, batch, settled);
+        return settled;
+    }
+
+    private List<@Nullable Admission> settle(List<NewRun> batch) {
         List<@Nullable Admission> settled = new ArrayList<>(batches.admit(batch).byItem());
         List<Integer> unsettled = IntStream.range(0, batch.size())
                 .filter(position -> settled.get(position) == null)

@@ -1,5 +1,6 @@
 package io.runlane.internal.trigger;
 
+import io.runlane.RateLimitExceededException;
 import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.SingletonConflictException;
@@ -12,7 +13,8 @@ import java.util.List;
 
 /**
  * Hands planned runs to the database and turns its answers into {@link TriggerResult}s: a singleton conflict
- * becomes {@link SingletonConflictException}, a created due run wakes workers, every answer is reported to the
+ * becomes {@link SingletonConflictException}, a rate limit's refusal {@link RateLimitExceededException} (S-RT-2), a
+ * created due run wakes workers, every answer is reported to the
  * listener. Shared by triggers and by operator reruns and retries.
  */
 public final class RunAdmitter {
@@ -31,6 +33,10 @@ public final class RunAdmitter {
 
     public TriggerResult admit(NewRun run) {
         Admission answer = admissions.admit(run);
+        if (answer instanceof Admission.RateLimited limited) {
+            listener.rateLimited(run.taskId());
+            throw new RateLimitExceededException(run.taskId(), limited.rateLimitKey(), limited.retryAfter());
+        }
         if (answer instanceof Admission.SingletonHeld held) {
             throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
         }
@@ -44,7 +50,13 @@ public final class RunAdmitter {
     }
 
     public List<TriggerResult> admitAll(List<NewRun> runs) {
-        List<Admission> answers = admissions.admitAll(runs);
+        List<Admission> answers;
+        try {
+            answers = admissions.admitAll(runs);
+        } catch (RateLimitExceededException ex) {
+            listener.rateLimited(ex.taskId());
+            throw ex;
+        }
         answers.forEach(this::reportSuperseded);
         List<TriggerResult> results = answers.stream().map(RunAdmitter::result).toList();
         results.forEach(result -> listener.triggered(result.run().taskId(), result.outcome()));

@@ -131,7 +131,32 @@ public final class TriggerPlanner {
                 options.priority() != null
                         ? PriorityRules.requireValid("priority", options.priority())
                         : task.priority(),
-                debounce);
+                debounce,
+                rateLimit(task, typed, options));
+    }
+
+    /**
+     * The rate limit the run counts against (S-RT-1), {@code null} for a task without one: the call's key, else the
+     * task's resolver's, else none (the whole task's limit). Derived runs resolve it too, since they count like
+     * triggers (S-RT-3). A task without a rate limit never calls its resolver, and refuses a per-call key.
+     */
+    private static @Nullable RateLimitedKey rateLimit(TaskDefinition task, Object typed, TriggerOptions options) {
+        if (task.rateLimit() == null) {
+            if (options.rateLimitKey() != null) {
+                KeyRules.requireValid("rateLimitKey", options.rateLimitKey());
+                throw new ConfigurationInvalidException(
+                        "rateLimitKey",
+                        "task '" + task.id() + "' declares no rate limit (S-RT-1, " + Guarantees.link("S-RT-1") + ")");
+            }
+            return null;
+        }
+        String key = key(
+                task,
+                "rateLimitKey",
+                options.rateLimitKey(),
+                typed,
+                p -> task.handler().rateLimitKey(p));
+        return new RateLimitedKey(key, task.rateLimit());
     }
 
     private static @Nullable String key(

@@ -110,6 +110,8 @@ class GroupCommitLeaderErrorTests {
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null,
+                null);
     }
 }

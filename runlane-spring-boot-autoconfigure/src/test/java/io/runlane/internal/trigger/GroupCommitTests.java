@@ -164,6 +164,8 @@ class GroupCommitTests {
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null,
+                null);
     }
 }
