@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param traceContext the trigger's trace context, stored for the run's attempts to continue (S-MO-9); empty when
  *     the trigger was not traced
  * @param priority the run's priority (S-PR-1): the trigger's, else the task's
+ * @param throttleKey the key its task's throttle counts its attempts under (S-TH-1): the trigger's, else the
+ *     resolver's, else the empty string (one throttle for the task); {@code null} when the task has no throttle
  */
 public record NewRun(
         UUID id,
@@ -47,7 +49,8 @@ public record NewRun(
         SingletonConflictPolicy onSingletonConflict,
         @Nullable String signalName,
         Map<String, String> traceContext,
-        int priority) {
+        int priority,
+        @Nullable String throttleKey) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
@@ -85,6 +88,7 @@ public record NewRun(
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null);
     }
 }

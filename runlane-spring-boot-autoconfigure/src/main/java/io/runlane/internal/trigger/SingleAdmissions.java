@@ -26,7 +26,8 @@ final class SingleAdmissions {
                    cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
                    :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType,
                    cast(:sourceRunId AS uuid),
-                   due.run_at > statement_timestamp(), cast(:traceContext AS jsonb), :priority
+                   due.run_at > statement_timestamp(), cast(:traceContext AS jsonb), :priority,
+                   :throttleKey
             FROM (SELECT coalesce(cast(:runAt AS timestamptz), statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due%s
             """;
@@ -35,7 +36,7 @@ final class SingleAdmissions {
             INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                        idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
                                        run_at, created_at, updated_at, source_type, source_run_id, created_scheduled,
-                                       trace_context, priority)
+                                       trace_context, priority, throttle_key)
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
@@ -137,6 +138,7 @@ final class SingleAdmissions {
                 .addValue("sourceType", run.sourceType(), Types.VARCHAR)
                 .addValue("sourceRunId", TextParameters.uuid(run.sourceRunId()), Types.VARCHAR)
                 .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR)
-                .addValue("priority", run.priority(), Types.SMALLINT);
+                .addValue("priority", run.priority(), Types.SMALLINT)
+                .addValue("throttleKey", run.throttleKey(), Types.VARCHAR);
     }
 }

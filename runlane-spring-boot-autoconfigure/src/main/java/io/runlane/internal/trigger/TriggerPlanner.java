@@ -121,7 +121,28 @@ public final class TriggerPlanner {
                 traceContexts.capture(),
                 options.priority() != null
                         ? PriorityRules.requireValid("priority", options.priority())
-                        : task.priority());
+                        : task.priority(),
+                throttleKey(task, options.throttleKey(), typed));
+    }
+
+    /**
+     * S-TH-1: the key the task's throttle counts the run under, resolved for derived runs too (a rerun is throttled
+     * like any run of its task); the empty string stands for one throttle for the whole task, {@code null} for a
+     * task without a throttle. A per-call key for a task without a throttle is refused.
+     */
+    private static @Nullable String throttleKey(TaskDefinition task, @Nullable String override, Object payload) {
+        if (task.throttle() == null) {
+            if (override != null) {
+                throw new ConfigurationInvalidException(
+                        "throttleKey",
+                        "applies only to a task with a throttle, but task '" + task.id() + "' declares none (S-TH-1, "
+                                + Guarantees.link("S-TH-1") + ")");
+            }
+            return null;
+        }
+        String key =
+                key(task, "throttleKey", override, payload, p -> task.handler().throttleKey(p));
+        return key == null ? "" : key;
     }
 
     private static @Nullable String key(

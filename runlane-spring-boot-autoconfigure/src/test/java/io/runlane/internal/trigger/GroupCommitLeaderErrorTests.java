@@ -110,6 +110,7 @@ class GroupCommitLeaderErrorTests {
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null);
     }
 }

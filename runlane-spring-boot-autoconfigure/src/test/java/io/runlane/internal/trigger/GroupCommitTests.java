@@ -164,6 +164,7 @@ class GroupCommitTests {
                 SingletonConflictPolicy.FAIL,
                 null,
                 Map.of(),
-                0);
+                0,
+                null);
     }
 }
