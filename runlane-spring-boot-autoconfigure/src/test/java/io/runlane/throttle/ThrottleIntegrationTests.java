@@ -102,6 +102,26 @@ class ThrottleIntegrationTests {
         }
     }
 
+    /** A task throttled to one start a day, as an older deployment declared it. */
+    @Task(id = "throttle.dropped", throttle = 1, throttlePeriod = "1d")
+    public static class DroppedBefore implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
+    /** The same task, no longer throttled. */
+    @Task(id = "throttle.dropped")
+    public static class DroppedNow implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
     public record Payload(String label, @Nullable String key) {}
 
     private final List<TestRunlane> instances = new ArrayList<>();
@@ -247,6 +267,33 @@ class ThrottleIntegrationTests {
 
         assertThat(STARTED).containsExactly("p9", "p5-a", "p5-b", "p0", "p-3");
         assertWithinThrottle(starts(runlane, runs));
+    }
+
+    @Test
+    @DisplayName("S-TH-1, S-TH-2: runs admitted while their task was throttled start without it once no instance"
+            + " declares it")
+    void aDroppedThrottleReleasesItsRuns(@FreshSchema("throttle_dropped") String schema) {
+        TestRunlane before = TestRunlane.withExecution(
+                first,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
+                EngineListener.NONE,
+                new DroppedBefore());
+        instances.add(before);
+        List<Run> runs = trigger(before, "throttle.dropped", "d", null, 3);
+        TestRunlane now = TestRunlane.withExecution(
+                second,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
+                EngineListener.NONE,
+                new DroppedNow());
+        instances.add(now);
+
+        now.startWorker();
+
+        awaitSucceeded(now, runs, Duration.ofSeconds(10));
     }
 
     @Test

@@ -74,6 +74,15 @@ final class QueueRotation {
 
     private final AtomicInteger turn = new AtomicInteger();
 
+    /** How often the throttle keys of tasks without a throttle are released ({@link #releaseThrottleKeys}). */
+    private static final long RELEASE_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+    private final Runnable releaseThrottleKeys;
+
+    private long lastRelease;
+
+    private boolean released;
+
     QueueRotation(
             RunClaims claims,
             String workerId,
@@ -82,6 +91,11 @@ final class QueueRotation {
             ExecutionSettings execution,
             EngineListener listener) {
         List<String> taskIds = tasks.stream().map(TaskDefinition::id).toList();
+        List<String> unthrottled = tasks.stream()
+                .filter(task -> task.throttle() == null)
+                .map(TaskDefinition::id)
+                .toList();
+        this.releaseThrottleKeys = () -> claims.throttled().release(unthrottled);
         Map<String, Integer> limits = execution.concurrencyLimits();
         List<String> unlimitedQueues = consumedQueues.stream()
                 .filter(queue -> !limits.containsKey(queue))
@@ -152,6 +166,21 @@ final class QueueRotation {
             }
             return claim.runs();
         };
+    }
+
+    /**
+     * S-TH-1: at the first call and then at most once a minute, releases the throttle keys of the waiting runs of
+     * the tasks without a throttle (admitted while an instance declared one), so the other claims take them. Called
+     * by the polling thread only.
+     */
+    void releaseThrottleKeys() {
+        long now = System.nanoTime();
+        if (released && now - lastRelease < RELEASE_INTERVAL_NANOS) {
+            return;
+        }
+        releaseThrottleKeys.run();
+        released = true;
+        lastRelease = now;
     }
 
     /**

@@ -100,6 +100,7 @@ final class RunPoller {
             try {
                 superviseHeartbeats.run();
                 handBackLongWaiting();
+                rotation.releaseThrottleKeys();
                 ahead = pace.claimAhead();
                 int capacity = attempts.slots().capacity(ahead);
                 long began = System.nanoTime();

@@ -117,6 +117,17 @@ final class ThrottledClaims {
             """.formatted(IN_WINDOW);
 
     /**
+     * S-TH-1: the waiting runs of tasks that declare no throttle (any more) lose the throttle key they were admitted
+     * with, so that the claims of unthrottled runs take them. One probe of {@code runs_throttled_waiting_due_idx} per
+     * task, which holds nothing for a task that was never throttled.
+     */
+    private static final String RELEASE = """
+            UPDATE {schema}.runs SET throttle_key = NULL
+            WHERE task_id = ANY(:taskIds) AND status IN %s AND throttle_key IS NOT NULL
+              AND environment = :environment
+            """.formatted(RunClaims.WAITING);
+
+    /**
      * What one throttled claim took, how many throttle keys were at their limit after it and when the first of them
      * gains a start.
      *
@@ -141,6 +152,8 @@ final class ThrottledClaims {
 
     private final String saturated;
 
+    private final String release;
+
     /** With {@code transactions} at {@code READ COMMITTED} ({@link ReadCommittedTransactions}), as the claims'. */
     ThrottledClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
@@ -149,6 +162,18 @@ final class ThrottledClaims {
         this.schema = sql.schema();
         this.claim = sql.format(CLAIM);
         this.saturated = sql.format(SATURATED);
+        this.release = sql.format(RELEASE);
+    }
+
+    /** Releases the throttle keys of the waiting runs of these tasks without a throttle ({@link #RELEASE}). */
+    int release(Collection<String> unthrottledTaskIds) {
+        if (unthrottledTaskIds.isEmpty()) {
+            return 0;
+        }
+        return jdbc.sql(release)
+                .param("taskIds", new SqlArrayValue("text", unthrottledTaskIds.toArray()))
+                .param("environment", environment)
+                .update();
     }
 
     /**
