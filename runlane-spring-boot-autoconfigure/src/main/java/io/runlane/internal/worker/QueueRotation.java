@@ -29,8 +29,10 @@ import org.jspecify.annotations.Nullable;
  * queue with a limit ({@link ThrottledClaims}). The other groups never see its runs, so a saturated throttle key
  * holds no slot and delays nobody else (S-TH-2). A throttled claim reports when its first saturated key gains a start
  * again, and the poll says the earliest ({@link Poll#nextFreeSlot}), so the poller wakes then instead of polling
- * meanwhile; the single-slot claim of a finished slot never takes a throttled group (it falls back to the unlimited
- * queues), so a task's throttle lock is never held by a completion's transaction.
+ * meanwhile. The single-slot claim of a finished slot takes throttled groups in turn too, so a throttled task is
+ * not starved while other work keeps every slot busy; in the completion's transaction it takes at most one queue
+ * lock and then one throttle lock, in the order every claim takes them, and a holder of a throttle lock never waits
+ * for a row (its reads skip locked rows), so no lock cycle can form.
  *
  * <p>Each group's runs are handed to the caller as soon as their statement commits, and a group whose claim fails
  * does not stop the others: a run, once claimed, is always either executed or handed back (S-EX-17).
@@ -233,7 +235,7 @@ final class QueueRotation {
             return null;
         }
         Group group = groups.get(Math.floorMod(turn.getAndIncrement(), groups.size()));
-        List<ClaimedRun> next = throttledGroups.contains(group) ? List.of() : group.claim(1);
+        List<ClaimedRun> next = group.claim(1);
         if (next.isEmpty() && group != unlimited && unlimited != null) {
             next = unlimited.claim(1);
         }
