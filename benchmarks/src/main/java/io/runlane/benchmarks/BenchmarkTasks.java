@@ -59,7 +59,7 @@ final class BenchmarkTasks {
     static final String THROTTLED = "bench.throttled";
 
     /** The throttle of {@link ThrottledTask}: attempt starts per second. */
-    static final int THROTTLE = 100;
+    static final int THROTTLE = 25;
 
     /** A no-op throttled to {@link #THROTTLE} attempt starts per second for the whole task (S-TH-1). */
     @Task(id = THROTTLED, throttle = THROTTLE, throttlePeriod = "1s")

@@ -31,8 +31,22 @@ final class ThrottleScenario implements Scenario {
         int windows = context.options().size(10, 5);
         int throttled = windows * BenchmarkTasks.THROTTLE;
         int others = context.options().size(50_000, 10_000);
-        List<Double> ratios = new ArrayList<>();
+        Rounds alone = new Rounds(measure(context, throttled, 0, new ArrayList<>()));
+        report.figure("throttled task alone at its limit: achieved attempt starts/s ÷ the throttle", alone, 2);
         List<Double> otherRates = new ArrayList<>();
+        Rounds ratio = new Rounds(measure(context, throttled, others, otherRates));
+        report.figure("unthrottled task draining beside a throttled one (runs/s)", new Rounds(otherRates), 0);
+        report.target(
+                Goal.THROTTLE_AT_LIMIT,
+                ratio,
+                "throttle " + BenchmarkTasks.THROTTLE + "/s, " + windows + " windows of backlog, beside " + others
+                        + " unthrottled no-op runs");
+    }
+
+    /** The achieved ratio per round, with {@code others} unthrottled runs draining beside the throttled ones. */
+    private static List<Double> measure(BenchmarkContext context, int throttled, int others, List<Double> otherRates)
+            throws Exception {
+        List<Double> ratios = new ArrayList<>();
         for (int round = 0; round < context.options().rounds(); round++) {
             context.resetRuns();
             RunlaneEngine engine = context.engine(ExecutionSettings.defaults());
@@ -44,7 +58,9 @@ final class ThrottleScenario implements Scenario {
             try {
                 long othersDone = awaitSucceeded(context, BenchmarkTasks.NOOP, others, began);
                 awaitSucceeded(context, BenchmarkTasks.THROTTLED, throttled, began);
-                otherRates.add(others / (othersDone / 1e9));
+                if (others > 0) {
+                    otherRates.add(others / (othersDone / 1e9));
+                }
             } finally {
                 engine.worker().stop();
             }
@@ -60,16 +76,15 @@ final class ThrottleScenario implements Scenario {
             double achieved = (n - BenchmarkTasks.THROTTLE) / span;
             ratios.add(achieved / BenchmarkTasks.THROTTLE);
             context.progress(
-                    "throttle: %d starts over %.3f s: %.1f starts/s of %d/s; the other task drained at %.0f runs/s",
-                    n, span, achieved, BenchmarkTasks.THROTTLE, otherRates.get(otherRates.size() - 1));
+                    "throttle: %d starts over %.3f s: %.1f starts/s of %d/s, beside %d unthrottled runs%s",
+                    n,
+                    span,
+                    achieved,
+                    BenchmarkTasks.THROTTLE,
+                    others,
+                    others > 0 ? String.format(" drained at %.0f runs/s", otherRates.get(otherRates.size() - 1)) : "");
         }
-        Rounds ratio = new Rounds(ratios);
-        report.figure("unthrottled task draining beside a throttled one (runs/s)", new Rounds(otherRates), 0);
-        report.target(
-                Goal.THROTTLE_AT_LIMIT,
-                ratio,
-                "throttle " + BenchmarkTasks.THROTTLE + "/s, " + windows + " windows of backlog, beside " + others
-                        + " unthrottled no-op runs");
+        return ratios;
     }
 
     private interface PayloadOf {

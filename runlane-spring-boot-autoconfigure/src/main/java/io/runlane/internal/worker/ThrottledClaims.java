@@ -204,7 +204,7 @@ final class ThrottledClaims {
                         Types.INTEGER)
                 .addValue("throttle", throttle.limit(), Types.INTEGER)
                 .addValue("periodMs", throttle.period().toMillis(), Types.BIGINT);
-        int scan = Math.max(limit, throttle.limit()) * 10;
+        int scan = limit * 10;
         String statement = claim.replace("{limit}", Integer.toString(limit)).replace("{scan}", Integer.toString(scan));
         return transactions.execute(status -> {
             if (concurrencyLimit != null) {
