@@ -68,7 +68,8 @@ final class BenchmarkContext implements AutoCloseable {
                 reader.read(new BenchmarkTasks.TimedTask()),
                 reader.read(new BenchmarkTasks.StepsTask()),
                 reader.read(new BenchmarkTasks.ParentTask()),
-                reader.read(new BenchmarkTasks.ChildTask())));
+                reader.read(new BenchmarkTasks.ChildTask()),
+                reader.read(new BenchmarkTasks.ThrottledTask())));
     }
 
     /** Creates Runlane's schema afresh, with the table the plain JDBC trigger baselines insert into. */
@@ -106,7 +107,7 @@ final class BenchmarkContext implements AutoCloseable {
 
     /** Runlane's tables that the benchmarks fill, empty and vacuum, qualified with {@code schema}. */
     static List<String> runlaneTables(String schema) {
-        return List.of(schema + ".runs", schema + ".run_events", schema + ".run_steps");
+        return List.of(schema + ".runs", schema + ".run_events", schema + ".run_steps", schema + ".throttle_starts");
     }
 
     /** Empties Runlane's tables and the baseline table. */

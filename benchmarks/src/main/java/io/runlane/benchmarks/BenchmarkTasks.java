@@ -91,6 +91,22 @@ final class BenchmarkTasks {
         }
     }
 
+    /** Task id of {@link ThrottledTask}. */
+    static final String THROTTLED = "bench.throttled";
+
+    /** The throttle of {@link ThrottledTask}: attempt starts per second. */
+    static final int THROTTLE = 25;
+
+    /** A no-op throttled to {@link #THROTTLE} attempt starts per second for the whole task (S-TH-1). */
+    @Task(id = THROTTLED, throttle = THROTTLE, throttlePeriod = "1s")
+    public static final class ThrottledTask implements TaskHandler<ThrottledTask.Payload> {
+
+        public record Payload(int index) {}
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
     /** Task id of {@link CountedTask}. */
     static final String COUNTED = "bench.counted";
 

@@ -30,6 +30,7 @@ public final class RunlaneBenchmarks {
                 new SteadyLoadScenario(),
                 new StepsScenario(),
                 new AwaitScenario(),
+                new ThrottleScenario(),
                 new PruningScenario(),
                 new PartitionedPruningScenario(),
                 new ScaleScenario());

@@ -58,6 +58,8 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
 
     private final Counter leasesRecovered;
 
+    private final MeterProvider<Counter> throttled;
+
     private final MeterProvider<Counter> scheduleFires;
 
     private final MeterProvider<Counter> scheduleSkips;
@@ -107,6 +109,10 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
                 .description("Running runs whose expired lease maintenance recovered")
                 .baseUnit("runs")
                 .register(registry);
+        this.throttled = Counter.builder("runlane.claim.throttled")
+                .description("Throttle keys a claim found at their limit (S-TH-2), by task: their due runs wait")
+                .baseUnit("keys")
+                .withRegistry(registry);
         this.scheduleFires = Counter.builder("runlane.schedule.fires")
                 .description("Schedule occurrences that created (or found) their run, by schedule and task")
                 .withRegistry(registry);
@@ -167,6 +173,11 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
         String task = claimed.run().taskId();
         attempts.withTags("task", task, "result", result).increment();
         attemptDuration.withTags("task", task, "result", result).record(duration);
+    }
+
+    @Override
+    public void claimThrottled(String taskId, int keys) {
+        throttled.withTags("task", taskId).increment(keys);
     }
 
     @Override

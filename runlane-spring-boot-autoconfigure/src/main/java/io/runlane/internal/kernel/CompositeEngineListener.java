@@ -52,6 +52,11 @@ public final class CompositeEngineListener implements EngineListener {
     }
 
     @Override
+    public void claimThrottled(String taskId, int keys) {
+        each(listener -> listener.claimThrottled(taskId, keys));
+    }
+
+    @Override
     public void leasesRecovered(int runs) {
         each(listener -> listener.leasesRecovered(runs));
     }

@@ -41,6 +41,12 @@ public interface EngineListener {
      */
     default void heartbeatSent(int renewed, int skipped) {}
 
+    /**
+     * A claim of a throttled task found {@code keys} of its throttle keys at their limit (S-TH-2): their due runs
+     * wait for the window, holding no slot.
+     */
+    default void claimThrottled(String taskId, int keys) {}
+
     /** Maintenance recovered runs whose lease had expired. */
     default void leasesRecovered(int runs) {}
 

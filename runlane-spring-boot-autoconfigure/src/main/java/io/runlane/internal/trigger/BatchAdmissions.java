@@ -40,22 +40,22 @@ final class BatchAdmissions {
             WITH input AS (
                 SELECT * FROM unnest(:ids, :taskIds, :queues, :payloads, :idempotencyKeys, :ttls, :singletonKeys,
                                      :concurrencyKeys, :maxAttempts, :runAts, :delays, :sourceTypes, :sourceRunIds,
-                                     :traceContexts, :priorities)
+                                     :traceContexts, :priorities, :throttleKeys)
                     WITH ORDINALITY AS i(id, task_id, queue, payload, idempotency_key, ttl_ms, singleton_key,
                                          concurrency_key, max_attempts, run_at, delay_ms, source_type, source_run_id,
-                                         trace_context, priority, ord)%s
+                                         trace_context, priority, throttle_key, ord)%s
             ), inserted_run AS (
                 INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                            idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
                                            run_at, created_at, updated_at, source_type, source_run_id,
-                                           created_scheduled, trace_context, priority)
+                                           created_scheduled, trace_context, priority, throttle_key)
                 SELECT cast(i.id AS uuid), :environment, i.task_id, i.queue,
                        CASE WHEN due.run_at > statement_timestamp() THEN 'SCHEDULED' ELSE 'QUEUED' END,
                        cast(i.payload AS jsonb), i.idempotency_key, cast(i.ttl_ms AS bigint), i.singleton_key,
                        i.concurrency_key, cast(i.max_attempts AS integer), due.run_at, statement_timestamp(),
                        statement_timestamp(), i.source_type, cast(i.source_run_id AS uuid),
                        due.run_at > statement_timestamp(), cast(i.trace_context AS jsonb),
-                       cast(i.priority AS smallint)
+                       cast(i.priority AS smallint), i.throttle_key
                 FROM input i
                 CROSS JOIN LATERAL (SELECT coalesce(cast(i.run_at AS timestamptz), statement_timestamp()
                         + coalesce(cast(i.delay_ms AS bigint), 0) * interval '1 millisecond') AS run_at) due
@@ -167,7 +167,8 @@ final class BatchAdmissions {
                 .addValue("sourceTypes", texts(runs, NewRun::sourceType))
                 .addValue("sourceRunIds", texts(runs, run -> TextParameters.uuid(run.sourceRunId())))
                 .addValue("traceContexts", texts(runs, run -> TraceContextColumn.encode(run.traceContext())))
-                .addValue("priorities", texts(runs, run -> Integer.toString(run.priority())));
+                .addValue("priorities", texts(runs, run -> Integer.toString(run.priority())))
+                .addValue("throttleKeys", texts(runs, NewRun::throttleKey));
         Map<UUID, Integer> positionById = new HashMap<>();
         for (int i = 0; i < runs.size(); i++) {
             positionById.put(runs.get(i).id(), i);

@@ -70,11 +70,11 @@ final class DebounceAdmissions {
                 INSERT INTO {schema}.runs AS r (id, environment, task_id, queue, status, payload, concurrency_key,
                                                 max_attempts, run_at, created_at, updated_at, source_type,
                                                 source_run_id, created_scheduled, trace_context, priority,
-                                                debounce_key, debounce_started_at)
+                                                debounce_key, debounce_started_at, throttle_key)
                 SELECT :id, :environment, :taskId, :queue, 'SCHEDULED', cast(:payload AS jsonb), :concurrencyKey,
                        :maxAttempts, statement_timestamp() + cast(:periodMs AS bigint) * interval '1 millisecond',
                        statement_timestamp(), statement_timestamp(), :sourceType, cast(:sourceRunId AS uuid), true,
-                       cast(:traceContext AS jsonb), :priority, :debounceKey, statement_timestamp()
+                       cast(:traceContext AS jsonb), :priority, :debounceKey, statement_timestamp(), :throttleKey
                 FROM (%s) AS serialised
                 ON CONFLICT (environment, task_id, debounce_key)
                     WHERE debounce_key IS NOT NULL AND debounce_started_at IS NOT NULL
@@ -261,7 +261,8 @@ final class DebounceAdmissions {
                 run.traceContext(),
                 run.priority(),
                 terms,
-                run.rateLimit());
+                run.rateLimit(),
+                run.throttleKey());
     }
 
     private MapSqlParameterSource parameters(NewRun run, DebounceTerms terms) {
@@ -279,6 +280,7 @@ final class DebounceAdmissions {
                 .addValue("sourceRunId", TextParameters.uuid(run.sourceRunId()), Types.VARCHAR)
                 .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR)
                 .addValue("priority", run.priority(), Types.SMALLINT)
+                .addValue("throttleKey", run.throttleKey(), Types.VARCHAR)
                 .addValue("debounceKey", terms.key(), Types.VARCHAR)
                 .addValue("periodMs", terms.period().toMillis(), Types.BIGINT)
                 .addValue("maxWaitMs", maxWait == null ? null : maxWait.toMillis(), Types.BIGINT)

@@ -32,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  * @param debounce how the trigger debounces (S-DB-1), or {@code null} when it does not
  * @param rateLimit the task's rate limit and the run's rate-limit key (S-RT-1), or {@code null} when the task has
  *     none; only then does the admission count the run
+ * @param throttleKey the key its task's throttle counts its attempts under (S-TH-1): the trigger's, else the
+ *     resolver's, else the empty string (one throttle for the task); {@code null} when the task has no throttle
  */
 public record NewRun(
         UUID id,
@@ -52,7 +54,8 @@ public record NewRun(
         Map<String, String> traceContext,
         int priority,
         @Nullable DebounceTerms debounce,
-        @Nullable RateLimitedKey rateLimit) {
+        @Nullable RateLimitedKey rateLimit,
+        @Nullable String throttleKey) {
 
     public NewRun {
         traceContext = Map.copyOf(traceContext);
@@ -96,6 +99,7 @@ public record NewRun(
                 traceContext,
                 priority,
                 null,
+                null,
                 null);
     }
 
@@ -132,6 +136,7 @@ public record NewRun(
                 null,
                 Map.of(),
                 0,
+                null,
                 null,
                 null);
     }

@@ -27,7 +27,8 @@ final class SingleAdmissions {
                    :maxAttempts, due.run_at, statement_timestamp(), statement_timestamp(), :sourceType,
                    cast(:sourceRunId AS uuid),
                    due.run_at > statement_timestamp(), cast(:traceContext AS jsonb), :priority,
-                   cast(:debounceKey AS text), CASE WHEN :debounceKey IS NULL THEN NULL ELSE statement_timestamp() END
+                   cast(:debounceKey AS text), CASE WHEN :debounceKey IS NULL THEN NULL ELSE statement_timestamp() END,
+                   :throttleKey
             FROM (SELECT coalesce(cast(:runAt AS timestamptz), statement_timestamp() + coalesce(:delayMs, 0) * interval '1 millisecond')
                          AS run_at) due%s
             """;
@@ -36,7 +37,7 @@ final class SingleAdmissions {
             INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                        idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
                                        run_at, created_at, updated_at, source_type, source_run_id, created_scheduled,
-                                       trace_context, priority, debounce_key, debounce_started_at)
+                                       trace_context, priority, debounce_key, debounce_started_at, throttle_key)
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
@@ -142,6 +143,7 @@ final class SingleAdmissions {
                 .addValue(
                         "debounceKey",
                         run.debounce() == null ? null : run.debounce().key(),
-                        Types.VARCHAR);
+                        Types.VARCHAR)
+                .addValue("throttleKey", run.throttleKey(), Types.VARCHAR);
     }
 }

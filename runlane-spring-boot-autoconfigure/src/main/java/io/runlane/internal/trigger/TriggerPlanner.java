@@ -132,7 +132,8 @@ public final class TriggerPlanner {
                         ? PriorityRules.requireValid("priority", options.priority())
                         : task.priority(),
                 debounce,
-                rateLimit(task, typed, options));
+                rateLimit(task, typed, options),
+                throttleKey(task, options.throttleKey(), typed));
     }
 
     /**
@@ -157,6 +158,26 @@ public final class TriggerPlanner {
                 typed,
                 p -> task.handler().rateLimitKey(p));
         return new RateLimitedKey(key, task.rateLimit());
+    }
+
+    /**
+     * S-TH-1: the key the task's throttle counts the run under, resolved for derived runs too (a rerun is throttled
+     * like any run of its task); the empty string stands for one throttle for the whole task, {@code null} for a
+     * task without a throttle. A per-call key for a task without a throttle is refused.
+     */
+    private static @Nullable String throttleKey(TaskDefinition task, @Nullable String override, Object payload) {
+        if (task.throttle() == null) {
+            if (override != null) {
+                throw new ConfigurationInvalidException(
+                        "throttleKey",
+                        "applies only to a task with a throttle, but task '" + task.id() + "' declares none (S-TH-1, "
+                                + Guarantees.link("S-TH-1") + ")");
+            }
+            return null;
+        }
+        String key =
+                key(task, "throttleKey", override, payload, p -> task.handler().throttleKey(p));
+        return key == null ? "" : key;
     }
 
     private static @Nullable String key(

@@ -1,11 +1,16 @@
 package io.runlane.internal.worker;
 
 import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.registry.TaskDefinition;
+import io.runlane.internal.registry.ThrottlePolicy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +25,15 @@ import org.jspecify.annotations.Nullable;
  * back to the unlimited queues when that group has nothing due. So a deep backlog in one group can slow the others
  * down to their share, never stop them.
  *
+ * <p>Each throttled task (S-TH-1) forms groups of its own: one for its runs in the queues without a limit, one per
+ * queue with a limit ({@link ThrottledClaims}). The other groups never see its runs, so a saturated throttle key
+ * holds no slot and delays nobody else (S-TH-2). A throttled claim reports when its first saturated key gains a start
+ * again, and the poll says the earliest ({@link Poll#nextFreeSlot}), so the poller wakes then instead of polling
+ * meanwhile. The single-slot claim of a finished slot takes throttled groups in turn too, so a throttled task is
+ * not starved while other work keeps every slot busy; in the completion's transaction it takes at most one queue
+ * lock and then one throttle lock, in the order every claim takes them, and a holder of a throttle lock never waits
+ * for a row (its reads skip locked rows), so no lock cycle can form.
+ *
  * <p>Each group's runs are handed to the caller as soon as their statement commits, and a group whose claim fails
  * does not stop the others: a run, once claimed, is always either executed or handed back (S-EX-17).
  */
@@ -31,21 +45,59 @@ final class QueueRotation {
         List<ClaimedRun> claim(int limit);
     }
 
-    /** What one poll claimed, and the first failure of a group's claim, if any. */
-    record Poll(int claimed, @Nullable Throwable failure) {}
+    /** A throttled task's group's claim, for the worker's lease; reports the next free slot of the task. */
+    private interface ThrottledGroup {
+
+        ThrottledClaims.Claim claim(int limit);
+    }
+
+    /**
+     * What one poll claimed, the first failure of a group's claim, if any, and how long until a throttle key that
+     * was at its limit gains a start, if one was.
+     */
+    record Poll(
+            int claimed,
+            @Nullable Throwable failure,
+            @Nullable Duration nextFreeSlot) {
+
+        Poll(int claimed, @Nullable Throwable failure) {
+            this(claimed, failure, null);
+        }
+    }
 
     private final List<Group> groups = new ArrayList<>();
+
+    private final List<Group> throttledGroups = new ArrayList<>();
+
+    /** The earliest next free slot the throttled groups reported during the current poll. */
+    private final AtomicReference<@Nullable Duration> nextFreeSlot = new AtomicReference<>();
 
     private final @Nullable Group unlimited;
 
     private final AtomicInteger turn = new AtomicInteger();
 
+    /** How often the throttle keys of tasks without a throttle are released ({@link #releaseThrottleKeys}). */
+    private static final long RELEASE_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+    private final Runnable releaseThrottleKeys;
+
+    private long lastRelease;
+
+    private boolean released;
+
     QueueRotation(
             RunClaims claims,
             String workerId,
             List<String> consumedQueues,
-            List<String> taskIds,
-            ExecutionSettings execution) {
+            List<TaskDefinition> tasks,
+            ExecutionSettings execution,
+            EngineListener listener) {
+        List<String> taskIds = tasks.stream().map(TaskDefinition::id).toList();
+        List<String> unthrottled = tasks.stream()
+                .filter(task -> task.throttle() == null)
+                .map(TaskDefinition::id)
+                .toList();
+        this.releaseThrottleKeys = () -> claims.throttled().release(unthrottled);
         Map<String, Integer> limits = execution.concurrencyLimits();
         List<String> unlimitedQueues = consumedQueues.stream()
                 .filter(queue -> !limits.containsKey(queue))
@@ -63,6 +115,74 @@ final class QueueRotation {
                         workerId, queue, concurrencyLimit, taskIds, limit, execution.leaseDuration()));
             }
         }
+        for (TaskDefinition task : tasks) {
+            ThrottlePolicy throttle = task.throttle();
+            if (throttle == null) {
+                continue;
+            }
+            if (!unlimitedQueues.isEmpty()) {
+                throttledGroups.add(throttled(
+                        listener,
+                        task.id(),
+                        limit -> claims.throttled()
+                                .claim(
+                                        workerId,
+                                        task.id(),
+                                        throttle,
+                                        unlimitedQueues,
+                                        null,
+                                        limit,
+                                        execution.leaseDuration())));
+            }
+            for (String queue : consumedQueues) {
+                Integer concurrencyLimit = limits.get(queue);
+                if (concurrencyLimit != null) {
+                    throttledGroups.add(throttled(
+                            listener,
+                            task.id(),
+                            limit -> claims.throttled()
+                                    .claim(
+                                            workerId,
+                                            task.id(),
+                                            throttle,
+                                            List.of(queue),
+                                            concurrencyLimit,
+                                            limit,
+                                            execution.leaseDuration())));
+                }
+            }
+        }
+        groups.addAll(throttledGroups);
+    }
+
+    /** A throttled group: keeps the earliest next free slot of the poll and reports saturated keys (S-TH-2). */
+    private Group throttled(EngineListener listener, String taskId, ThrottledGroup group) {
+        return limit -> {
+            ThrottledClaims.Claim claim = group.claim(limit);
+            Duration free = claim.nextFreeSlot();
+            if (free != null) {
+                nextFreeSlot.accumulateAndGet(free, (a, b) -> a == null || b.compareTo(a) < 0 ? b : a);
+            }
+            if (claim.saturatedKeys() > 0) {
+                listener.claimThrottled(taskId, claim.saturatedKeys());
+            }
+            return claim.runs();
+        };
+    }
+
+    /**
+     * S-TH-1: at the first call and then at most once a minute, releases the throttle keys of the waiting runs of
+     * the tasks without a throttle (admitted while an instance declared one), so the other claims take them. Called
+     * by the polling thread only.
+     */
+    void releaseThrottleKeys() {
+        long now = System.nanoTime();
+        if (released && now - lastRelease < RELEASE_INTERVAL_NANOS) {
+            return;
+        }
+        releaseThrottleKeys.run();
+        released = true;
+        lastRelease = now;
     }
 
     /**
@@ -74,6 +194,7 @@ final class QueueRotation {
         if (free < 1 || groupCount == 0) {
             return new Poll(0, null);
         }
+        nextFreeSlot.set(null);
         int start = Math.floorMod(turn.getAndIncrement(), groupCount);
         int remaining = free;
         Throwable failure = null;
@@ -101,7 +222,7 @@ final class QueueRotation {
                 failure = failure == null ? ex : failure;
             }
         }
-        return new Poll(free - remaining, failure);
+        return new Poll(free - remaining, failure, nextFreeSlot.get());
     }
 
     /**

@@ -47,13 +47,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 public final class RunClaims {
 
     /** Claimable when due; a {@code WAITING} run's {@code run_at} is its wake-up time (S-ST-7, S-RS-4). */
-    private static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')";
+    static final String WAITING = "('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')";
 
     /**
      * The CTEs that claim the rows of a preceding CTE {@code candidates} (selected {@code FOR UPDATE SKIP LOCKED}):
      * the claimed runs are in the CTE {@code claimed}, their {@code CLAIMED} events are appended.
      */
-    private static final String CLAIMED_CTES = """
+    static final String CLAIMED_CTES = """
             , claimed AS (
                 UPDATE {schema}.runs r
                 SET status = 'RUNNING', attempts = r.attempts + 1, fencing_token = r.fencing_token + 1,
@@ -76,11 +76,12 @@ public final class RunClaims {
     private static final String LEVELS = """
             levels(queue, priority) AS (
                 SELECT q.queue, (SELECT max(l.priority) FROM {schema}.runs l
-                                 WHERE l.queue = q.queue AND l.status IN %1$s)
+                                 WHERE l.queue = q.queue AND l.status IN %1$s AND l.throttle_key IS NULL)
                 FROM unnest(cast(:queues AS text[])) AS q(queue)
                 UNION ALL
                 SELECT v.queue, (SELECT max(l.priority) FROM {schema}.runs l
-                                 WHERE l.queue = v.queue AND l.status IN %1$s AND l.priority < v.priority)
+                                 WHERE l.queue = v.queue AND l.status IN %1$s AND l.throttle_key IS NULL
+                                   AND l.priority < v.priority)
                 FROM levels v WHERE v.priority IS NOT NULL
             )""".formatted(WAITING);
 
@@ -98,7 +99,7 @@ public final class RunClaims {
                 CROSS JOIN LATERAL (
                     SELECT r.id, r.run_at FROM {schema}.runs r
                     WHERE r.status IN %s AND r.queue = v.queue AND r.priority = v.priority
-                      AND r.run_at <= statement_timestamp()
+                      AND r.throttle_key IS NULL AND r.run_at <= statement_timestamp()
                       AND r.environment = :environment AND r.task_id IN (:taskIds)
                     ORDER BY r.run_at
                     LIMIT {limit}
@@ -109,7 +110,7 @@ public final class RunClaims {
             )""".formatted(LEVELS, WAITING);
 
     /** The claimed runs in the order their slots start them: priority, then due time (S-PR-2). */
-    private static final String CLAIMED_IN_ORDER = "SELECT * FROM claimed ORDER BY priority DESC, run_at";
+    static final String CLAIMED_IN_ORDER = "SELECT * FROM claimed ORDER BY priority DESC, run_at";
 
     private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
@@ -131,7 +132,7 @@ public final class RunClaims {
                 CROSS JOIN LATERAL (
                     SELECT r.id, r.concurrency_key, r.run_at FROM {schema}.runs r
                     WHERE r.status IN %s AND r.queue = v.queue AND r.priority = v.priority
-                      AND r.run_at <= statement_timestamp()
+                      AND r.throttle_key IS NULL AND r.run_at <= statement_timestamp()
                       AND r.environment = :environment AND r.task_id IN (:taskIds)
                       AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM r.concurrency_key
                                                               AND n.n >= :concurrencyLimit)
@@ -183,7 +184,8 @@ public final class RunClaims {
      * S-EX-3, S-EX-17: gives a claimed run whose handler never started back to the status it was claimed from,
      * undoing the claim's attempt so that no retry budget is spent, fenced by the claim's token. The fencing token
      * stays bumped, so the handed-back claim can never write an outcome. The status to return to is the one the
-     * event before the {@code CLAIMED} event recorded.
+     * event before the {@code CLAIMED} event recorded. A throttled run's start is deleted with it (S-TH-1): a claim
+     * handed back is no attempt.
      */
     private static final String HAND_BACK = """
             WITH handed AS (
@@ -201,6 +203,9 @@ public final class RunClaims {
                 INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
                 SELECT id, last_event_seq, 'HANDED_BACK', status, updated_at, :worker,
                        'attempt ' || (attempts + 1) || ' never started: ' || :reason FROM handed
+            ), unstarted AS (
+                DELETE FROM {schema}.throttle_starts t USING handed h
+                WHERE t.run_id = h.id AND t.fencing_token = :fencingToken
             )
             SELECT count(*) FROM handed
             """.formatted(WAITING);
@@ -231,7 +236,7 @@ public final class RunClaims {
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
     /** Maps the claimed rows of a claim statement sent at {@code sentNanos} ({@link ClaimedRun#claimSentNanos}). */
-    private static RowMapper<ClaimedRun> claimedAt(long sentNanos) {
+    static RowMapper<ClaimedRun> claimedAt(long sentNanos) {
         return (rs, rowNum) -> new ClaimedRun(
                 RunRowMapper.INSTANCE.mapRow(rs, rowNum),
                 rs.getLong("fencing_token"),
@@ -260,6 +265,8 @@ public final class RunClaims {
 
     private final String exists;
 
+    private final ThrottledClaims throttled;
+
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
@@ -271,6 +278,12 @@ public final class RunClaims {
         this.handBack = sql.format(HAND_BACK);
         this.expireOrphanedLeases = sql.format(EXPIRE_ORPHANED_LEASES);
         this.exists = sql.format(EXISTS);
+        this.throttled = new ThrottledClaims(jdbc, this.transactions, sql, environment);
+    }
+
+    /** The claims of throttled tasks' runs (S-TH-1..3), in the same database and environment. */
+    ThrottledClaims throttled() {
+        return throttled;
     }
 
     /** Claims up to {@code limit} due runs of queues without a concurrency limit. */

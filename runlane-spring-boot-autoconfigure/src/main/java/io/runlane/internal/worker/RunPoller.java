@@ -19,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link WorkerSlots}, S-EX-29): with short handlers claim round trips, not slots, bound the throughput. After a
  * claim that took all it asked for the poller waits up to 2 ms for every slot to be free, so that short handlers
  * are claimed many per statement; otherwise it waits for the next jittered poll interval, a wake-up from {@link
- * WakeUpListener} (a run was triggered), or a slot freed by a finished attempt.
+ * WakeUpListener} (a run was triggered), or a slot freed by a finished attempt; when a throttle key was at its
+ * limit, at the latest when its window frees a start (S-TH-2), so a saturated key neither spins the poller nor waits
+ * a whole poll interval past its window.
  *
  * <p>The loop body catches everything, so only the worker's stop ends it; a failed claim backs off as the {@link
  * DatabaseOutage} says, and the first claim after an outage has the heartbeats reconcile the worker's leases.
@@ -93,10 +95,12 @@ final class RunPoller {
         while (state.isRunning()) {
             boolean tookAll = false;
             boolean ahead = false;
+            @Nullable Duration throttledUntil = null;
             @Nullable Duration backoff = null;
             try {
                 superviseHeartbeats.run();
                 handBackLongWaiting();
+                rotation.releaseThrottleKeys();
                 ahead = pace.claimAhead();
                 int capacity = attempts.slots().capacity(ahead);
                 long began = System.nanoTime();
@@ -105,6 +109,7 @@ final class RunPoller {
                     pace.claimTook(System.nanoTime() - began);
                 }
                 tookAll = capacity > 0 && poll.claimed() == capacity;
+                throttledUntil = poll.nextFreeSlot();
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
                     lastPoll = Instant.now();
@@ -126,7 +131,8 @@ final class RunPoller {
             } else if (tookAll) {
                 awaitFullCapacity(ahead);
             } else {
-                state.awaitWakeUp(jittered(pollInterval));
+                Duration wait = jittered(pollInterval);
+                state.awaitWakeUp(throttledUntil != null && throttledUntil.compareTo(wait) < 0 ? throttledUntil : wait);
             }
         }
     }

@@ -6,7 +6,6 @@ import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.registry.PayloadCodec;
-import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.step.DurableExecution;
 import java.time.Instant;
@@ -95,12 +94,8 @@ public final class RunWorker implements SmartLifecycle {
         this.notifier = notifier;
         LeaseMargin margin = new LeaseMargin(execution.leaseDuration(), execution.heartbeatInterval());
         ClaimPace pace = new ClaimPace();
-        QueueRotation rotation = new QueueRotation(
-                claims,
-                workerId,
-                consumedQueues(),
-                tasks.all().stream().map(TaskDefinition::id).toList(),
-                execution);
+        QueueRotation rotation =
+                new QueueRotation(claims, workerId, consumedQueues(), List.copyOf(tasks.all()), execution, listener);
         RefusedOutcomes refusals = new RefusedOutcomes(claims);
         this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries, refusals);
         RetryPolicy retries = new RetryPolicy(execution);

@@ -112,6 +112,7 @@ class GroupCommitLeaderErrorTests {
                 Map.of(),
                 0,
                 null,
+                null,
                 null);
     }
 }

@@ -166,6 +166,7 @@ class GroupCommitTests {
                 Map.of(),
                 0,
                 null,
+                null,
                 null);
     }
 }

@@ -1,0 +1,336 @@
+package io.runlane.throttle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.runlane.ConfigurationInvalidException;
+import io.runlane.InvalidKeyException;
+import io.runlane.Run;
+import io.runlane.RunAttempt;
+import io.runlane.RunContext;
+import io.runlane.RunStatus;
+import io.runlane.Task;
+import io.runlane.TaskHandler;
+import io.runlane.TriggerOptions;
+import io.runlane.TriggerRequest;
+import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.testsupport.FreshSchema;
+import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.RunlaneDatabaseTest;
+import io.runlane.testsupport.TestRunlane;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * S-TH-1..3: a throttled task's attempts start at most N per key in any window of its period, across instances with
+ * pools of their own, judged from {@code RunAttempt.startedAt}; the backlog drains and other keys, tasks and queues
+ * are not delayed.
+ */
+@RunlaneDatabaseTest
+class ThrottleIntegrationTests {
+
+    private static final int LIMIT = 3;
+
+    private static final Duration PERIOD = Duration.ofMillis(400);
+
+    /** The labels of the runs in the order their handlers started. */
+    static final List<String> STARTED = new CopyOnWriteArrayList<>();
+
+    /** Failures left per label, for the retry test. */
+    static final Map<String, AtomicInteger> FAILURES = new ConcurrentHashMap<>();
+
+    @Pool(size = 6)
+    private static HikariDataSource first;
+
+    @Pool(size = 6)
+    private static HikariDataSource second;
+
+    @Pool(size = 6)
+    private static HikariDataSource third;
+
+    /** Throttled per the payload's key; fails as often as {@link #FAILURES} says for its label. */
+    @Task(id = "throttle.perKey", throttle = LIMIT, throttlePeriod = "400ms", maxAttempts = 3, backoff = "1ms")
+    public static class PerKey implements TaskHandler<Payload> {
+
+        @Override
+        public @Nullable String throttleKey(Payload payload) {
+            return payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+            AtomicInteger failures = FAILURES.get(payload.label());
+            if (failures != null && failures.getAndDecrement() > 0) {
+                throw new IllegalStateException("failing on purpose");
+            }
+        }
+    }
+
+    /** One throttle for the whole task. */
+    @Task(id = "throttle.whole", throttle = LIMIT, throttlePeriod = "400ms")
+    public static class Whole implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
+    /** No throttle. */
+    @Task(id = "throttle.free")
+    public static class Free implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
+    /** A task throttled to one start a day, as an older deployment declared it. */
+    @Task(id = "throttle.dropped", throttle = 1, throttlePeriod = "1d")
+    public static class DroppedBefore implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
+    /** The same task, no longer throttled. */
+    @Task(id = "throttle.dropped")
+    public static class DroppedNow implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
+    public record Payload(String label, @Nullable String key) {}
+
+    private final List<TestRunlane> instances = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        instances.forEach(TestRunlane::stop);
+        STARTED.clear();
+        FAILURES.clear();
+    }
+
+    /** An instance per pool on {@code schema}, each with {@code slots} worker slots, workers not started. */
+    private List<TestRunlane> instances(String schema, int slots, HikariDataSource... pools) {
+        List<TestRunlane> created = new ArrayList<>();
+        for (HikariDataSource pool : pools) {
+            TestRunlane runlane = TestRunlane.withExecution(
+                    pool,
+                    schema,
+                    UnaryOperator.identity(),
+                    ExecutionSettings.defaults().withWorker(slots, Duration.ofMillis(100)),
+                    EngineListener.NONE,
+                    new PerKey(),
+                    new Whole(),
+                    new Free());
+            created.add(runlane);
+            instances.add(runlane);
+        }
+        return created;
+    }
+
+    private static List<Run> trigger(TestRunlane runlane, String taskId, String prefix, @Nullable String key, int n) {
+        return IntStream.range(0, n)
+                .mapToObj(i -> runlane.template()
+                        .trigger(taskId, new Payload(prefix + i, key))
+                        .run())
+                .toList();
+    }
+
+    private static void awaitSucceeded(TestRunlane runlane, List<Run> runs, Duration atMost) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> runs.stream().allMatch(run -> runlane.run(run.id()).status() == RunStatus.SUCCEEDED));
+    }
+
+    /** The start times of every attempt of these runs, sorted. */
+    private static List<Instant> starts(TestRunlane runlane, List<Run> runs) {
+        return runs.stream()
+                .flatMap(run -> runlane.template().runs().attempts(run.id()).stream())
+                .map(RunAttempt::startedAt)
+                .sorted()
+                .toList();
+    }
+
+    /** Every window of {@link #PERIOD} holds at most {@link #LIMIT} of the sorted starts. */
+    private static void assertWithinThrottle(List<Instant> starts) {
+        for (int i = 0; i + LIMIT < starts.size(); i++) {
+            Duration apart = Duration.between(starts.get(i), starts.get(i + LIMIT));
+            assertThat(apart).as("starts %d and %d of %s", i, i + LIMIT, starts).isGreaterThanOrEqualTo(PERIOD);
+        }
+    }
+
+    @Test
+    @DisplayName("S-TH-1, S-TH-3: three instances start at most N attempts per key in any window, judged from"
+            + " RunAttempt.startedAt, and every key's backlog completes")
+    void threeInstancesKeepEveryWindow(@FreshSchema("throttle_windows") String schema) {
+        List<TestRunlane> runlanes = instances(schema, 4, first, second, third);
+        TestRunlane runlane = runlanes.get(0);
+        List<Run> keyA = trigger(runlane, "throttle.perKey", "a", "a", 12);
+        List<Run> keyB = trigger(runlanes.get(1), "throttle.perKey", "b", "b", 12);
+        List<Run> whole = trigger(runlanes.get(2), "throttle.whole", "w", null, 12);
+
+        runlanes.forEach(TestRunlane::startWorker);
+        awaitSucceeded(runlane, keyA, Duration.ofSeconds(30));
+        awaitSucceeded(runlane, keyB, Duration.ofSeconds(30));
+        awaitSucceeded(runlane, whole, Duration.ofSeconds(30));
+
+        assertWithinThrottle(starts(runlane, keyA));
+        assertWithinThrottle(starts(runlane, keyB));
+        assertWithinThrottle(starts(runlane, whole));
+        List<Instant> both = new ArrayList<>(starts(runlane, keyA));
+        both.addAll(starts(runlane, keyB));
+        both.sort(null);
+        assertThat(Duration.between(both.get(0), both.get(LIMIT)))
+                .as("two keys have a window each")
+                .isLessThan(PERIOD);
+    }
+
+    @Test
+    @DisplayName("S-TH-2: a saturated key holds no slot and delays neither another key nor another task in its queue")
+    void aSaturatedKeyDelaysNobody(@FreshSchema("throttle_others") String schema) {
+        List<TestRunlane> runlanes = instances(schema, 2, first, second);
+        TestRunlane runlane = runlanes.get(0);
+        List<Run> backlog = trigger(runlane, "throttle.perKey", "slow", "slow", 30);
+        runlanes.forEach(TestRunlane::startWorker);
+        await().atMost(Duration.ofSeconds(10)).until(() -> STARTED.size() >= LIMIT);
+
+        List<Run> otherKey = trigger(runlane, "throttle.perKey", "fast", "fast", LIMIT);
+        List<Run> otherTask = trigger(runlanes.get(1), "throttle.free", "free", null, 20);
+        awaitSucceeded(runlane, otherKey, Duration.ofSeconds(3));
+        awaitSucceeded(runlane, otherTask, Duration.ofSeconds(3));
+
+        long backlogLeft = backlog.stream()
+                .filter(run -> runlane.run(run.id()).status() != RunStatus.SUCCEEDED)
+                .count();
+        assertThat(backlogLeft).as("the throttled backlog still waits").isGreaterThan(10);
+        awaitSucceeded(runlane, backlog, Duration.ofSeconds(30));
+        assertWithinThrottle(starts(runlane, backlog));
+    }
+
+    @Test
+    @DisplayName("S-TH-1: retries count as attempt starts of their key")
+    void retriesCount(@FreshSchema("throttle_retries") String schema) {
+        List<TestRunlane> runlanes = instances(schema, 4, first, second);
+        TestRunlane runlane = runlanes.get(0);
+        IntStream.range(0, 6).forEach(i -> FAILURES.put("r" + i, new AtomicInteger(1)));
+        List<Run> runs = trigger(runlane, "throttle.perKey", "r", "retried", 6);
+
+        runlanes.forEach(TestRunlane::startWorker);
+        awaitSucceeded(runlane, runs, Duration.ofSeconds(30));
+
+        List<Instant> starts = starts(runlane, runs);
+        assertThat(starts).hasSize(12);
+        assertWithinThrottle(starts);
+    }
+
+    @Test
+    @DisplayName("S-TH-2, S-PR-2: within a throttled key the due runs start highest priority first, then oldest first")
+    void priorityOrdersAThrottledKey(@FreshSchema("throttle_priority") String schema) {
+        TestRunlane runlane = instances(schema, 1, first).get(0);
+        List<Run> runs = new ArrayList<>();
+        for (String label : List.of("p0", "p5-a", "p-3", "p5-b", "p9")) {
+            int priority = Integer.parseInt(label.substring(1).replace("-a", "").replace("-b", ""));
+            runs.add(runlane.template()
+                    .trigger(
+                            "throttle.perKey",
+                            new Payload(label, "ordered"),
+                            TriggerOptions.builder().priority(priority).build())
+                    .run());
+        }
+
+        runlane.startWorker();
+        awaitSucceeded(runlane, runs, Duration.ofSeconds(30));
+
+        assertThat(STARTED).containsExactly("p9", "p5-a", "p5-b", "p0", "p-3");
+        assertWithinThrottle(starts(runlane, runs));
+    }
+
+    @Test
+    @DisplayName("S-TH-1, S-TH-2: runs admitted while their task was throttled start without it once no instance"
+            + " declares it")
+    void aDroppedThrottleReleasesItsRuns(@FreshSchema("throttle_dropped") String schema) {
+        TestRunlane before = TestRunlane.withExecution(
+                first,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
+                EngineListener.NONE,
+                new DroppedBefore());
+        instances.add(before);
+        List<Run> runs = trigger(before, "throttle.dropped", "d", null, 3);
+        TestRunlane now = TestRunlane.withExecution(
+                second,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
+                EngineListener.NONE,
+                new DroppedNow());
+        instances.add(now);
+
+        now.startWorker();
+
+        awaitSucceeded(now, runs, Duration.ofSeconds(10));
+    }
+
+    @Test
+    @DisplayName("S-TH-1: an invalid per-call throttle key, or one for a task without a throttle, fails the trigger"
+            + " naming throttleKey, and nothing is written")
+    void badThrottleKeysAreRefused(@FreshSchema("throttle_bad") String schema) {
+        TestRunlane runlane = instances(schema, 1, first).get(0);
+
+        assertThatThrownBy(() -> runlane.template()
+                        .trigger(
+                                "throttle.perKey",
+                                new Payload("x", null),
+                                TriggerOptions.builder().throttleKey("").build()))
+                .isInstanceOfSatisfying(
+                        InvalidKeyException.class,
+                        ex -> assertThat(ex.getMessage()).contains("throttleKey"));
+        assertThatThrownBy(() -> runlane.template()
+                        .trigger(
+                                "throttle.free",
+                                new Payload("x", null),
+                                TriggerOptions.builder().throttleKey("k").build()))
+                .isInstanceOfSatisfying(
+                        ConfigurationInvalidException.class,
+                        ex -> assertThat(ex.getMessage()).contains("throttleKey"));
+        assertThatThrownBy(() -> runlane.template()
+                        .triggerAll(List.of(
+                                TriggerRequest.of("throttle.perKey", new Payload("ok", "k"), TriggerOptions.none()),
+                                TriggerRequest.of(
+                                        "throttle.perKey",
+                                        new Payload("bad", null),
+                                        TriggerOptions.builder()
+                                                .throttleKey("x".repeat(10_000))
+                                                .build()))))
+                .isInstanceOfSatisfying(
+                        InvalidKeyException.class,
+                        ex -> assertThat(ex.getMessage()).contains("throttleKey"));
+
+        assertThat(runlane.rowCounts().runs()).isZero();
+    }
+}
