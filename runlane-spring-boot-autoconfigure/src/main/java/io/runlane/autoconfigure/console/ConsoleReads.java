@@ -8,7 +8,6 @@ import io.runlane.RunOperations;
 import io.runlane.RunQuery;
 import io.runlane.RunSignal;
 import io.runlane.RunStatus;
-import io.runlane.RunStep;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.query.RunActivity;
@@ -147,7 +146,7 @@ final class ConsoleReads {
     }
 
     /** The run's steps after the cursor, newest completion first, or empty when there is no such run. */
-    Optional<Page<RunStep>> steps(UUID runId, @Nullable String cursor, int limit) {
+    Optional<Page<ConsoleStep>> steps(UUID runId, @Nullable String cursor, int limit) {
         return run(runId).map(run -> history.steps(runId, cursor, limit));
     }
 
@@ -287,7 +286,7 @@ final class ConsoleReads {
      * A run with the newest page of each list of its history and the actions the console offers for it; its result
      * is {@code run.resultJson}.
      *
-     * @param steps its completed steps, latest completion first (S-ST-6)
+     * @param steps its completed steps, latest completion first (S-ST-6), the engine's wait steps tagged (S-CO-11)
      * @param signals its mailbox, newest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
      */
@@ -295,7 +294,7 @@ final class ConsoleReads {
             Run run,
             History<RunAttempt> attempts,
             History<RunEvent> events,
-            History<RunStep> steps,
+            History<ConsoleStep> steps,
             History<RunSignal> signals,
             RunActions actions) {}
 
