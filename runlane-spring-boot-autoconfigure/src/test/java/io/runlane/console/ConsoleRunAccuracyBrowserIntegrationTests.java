@@ -40,7 +40,11 @@ import org.springframework.test.context.DynamicPropertySource;
             ConsoleWaitsIntegrationTests.Tasks.class
         },
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})
+        properties = {
+            "runlane.console.enabled=true",
+            "runlane.console.show-values=always",
+            "runlane.console.access=unrestricted"
+        })
 class ConsoleRunAccuracyBrowserIntegrationTests {
 
     @DynamicPropertySource

@@ -37,7 +37,7 @@ import org.springframework.web.context.WebApplicationContext;
 @DirtiesContext
 @SpringBootTest(
         classes = {ConsoleTestApplication.class, ConsoleWaitsIntegrationTests.Tasks.class},
-        properties = {"runlane.console.enabled=true"})
+        properties = {"runlane.console.enabled=true", "runlane.console.show-values=always"})
 class ConsoleWaitsIntegrationTests {
 
     private static final String API = "/runlane/api";

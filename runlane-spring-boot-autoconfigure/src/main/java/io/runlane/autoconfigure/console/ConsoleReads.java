@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.web.servlet.function.ServerRequest;
 
 /**
  * What the console shows, read through the same paths as the {@code runlane} actuator endpoint: the engine's queue
@@ -112,6 +113,16 @@ final class ConsoleReads {
 
     Optional<Run> run(UUID runId) {
         return operations().get(runId);
+    }
+
+    /** Whether the request's user sees the values runs carry (S-CO-13). */
+    boolean valuesShown(ServerRequest request) {
+        return settings.values().shown(request);
+    }
+
+    /** {@link #detail(Run)} with its values masked unless the request's user sees them (S-CO-13). */
+    RunDetail detail(Run run, ServerRequest request) {
+        return ConsoleValues.detail(detail(run), valuesShown(request));
     }
 
     /** A run with the newest page of each list of its history, or empty when there is none. */
