@@ -7,8 +7,10 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -321,6 +323,32 @@ public class RunlaneProperties {
         /** What the console may do: look only, or also cancel, retry, rerun and reset keys. */
         private ConsoleAccess access = ConsoleAccess.READ_ONLY;
 
+        /**
+         * When payloads, results, step results and signal payloads are shown unmasked: never, always, or
+         * when-authorized; unset, as the actuator endpoint's {@code management.endpoint.runlane.show-values}, whose
+         * default is never.
+         */
+        private @Nullable ConsoleShowValues showValues;
+
+        /** Roles that may see unmasked values when show-values is when-authorized; empty: any authenticated user. */
+        private Set<String> roles = new HashSet<>();
+
+        public @Nullable ConsoleShowValues getShowValues() {
+            return showValues;
+        }
+
+        public void setShowValues(@Nullable ConsoleShowValues showValues) {
+            this.showValues = showValues;
+        }
+
+        public Set<String> getRoles() {
+            return roles;
+        }
+
+        public void setRoles(Set<String> roles) {
+            this.roles = roles;
+        }
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -344,6 +372,16 @@ public class RunlaneProperties {
         public void setAccess(ConsoleAccess access) {
             this.access = access;
         }
+    }
+
+    /** When the console shows the values runs carry (S-CO-13), named as the actuator's {@code show-values}. */
+    public enum ConsoleShowValues {
+        /** Always masked. */
+        NEVER,
+        /** Always shown. */
+        ALWAYS,
+        /** Shown to an authenticated user, in one of {@code runlane.console.roles} if any are set. */
+        WHEN_AUTHORIZED
     }
 
     /** The console's access modes. */

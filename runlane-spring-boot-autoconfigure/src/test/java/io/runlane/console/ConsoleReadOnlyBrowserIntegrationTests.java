@@ -58,8 +58,8 @@ class ConsoleReadOnlyBrowserIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-CO-2, S-RV-5: a read-only console shows no action, fork or bulk action, and the page's own writes"
-            + " are refused with 403")
+    @DisplayName("S-CO-2, S-RV-5, S-CO-13: a read-only console shows no action, fork or bulk action, masks the payload"
+            + " by default, and the page's own writes are refused with 403")
     void aReadOnlyConsoleOffersNoAction() {
         UUID failed = runlane.trigger("invoices.send", new Payload("read-only", "order-7"))
                 .runId();
@@ -73,6 +73,9 @@ class ConsoleReadOnlyBrowserIntegrationTests {
         assertThat(browser.driver().findElement(By.id("access")).getText()).isEqualTo("Read-only");
         assertThat(browser.driver().findElements(By.cssSelector("#actions, [id^='action-'], button.button-danger")))
                 .isEmpty();
+        assertThat(browser.driver().findElement(By.id("payload")).getText())
+                .contains("******")
+                .doesNotContain("order-7");
         browser.screenshot("read-only-detail");
 
         browser.go("#/runs/" + parked);

@@ -49,7 +49,11 @@ import org.springframework.web.context.WebApplicationContext;
 @DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
-        properties = {"runlane.console.enabled=true", "runlane.console.path=/ops/runlane/"})
+        properties = {
+            "runlane.console.enabled=true",
+            "runlane.console.show-values=always",
+            "runlane.console.path=/ops/runlane/"
+        })
 class ConsoleReadOnlyIntegrationTests {
 
     private static final String API = "/ops/runlane/api";

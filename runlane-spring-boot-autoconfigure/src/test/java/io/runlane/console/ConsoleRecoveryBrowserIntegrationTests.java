@@ -40,7 +40,11 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})
+        properties = {
+            "runlane.console.enabled=true",
+            "runlane.console.show-values=always",
+            "runlane.console.access=unrestricted"
+        })
 class ConsoleRecoveryBrowserIntegrationTests {
 
     private static final String SCRIPT = "<script>alert(1)</script>";

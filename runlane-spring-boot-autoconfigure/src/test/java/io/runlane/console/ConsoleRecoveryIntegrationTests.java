@@ -42,7 +42,11 @@ import org.springframework.web.context.WebApplicationContext;
 @DirtiesContext
 @SpringBootTest(
         classes = ConsoleTestApplication.class,
-        properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})
+        properties = {
+            "runlane.console.enabled=true",
+            "runlane.console.show-values=always",
+            "runlane.console.access=unrestricted"
+        })
 class ConsoleRecoveryIntegrationTests {
 
     private static final String API = "/runlane/api";

@@ -34,9 +34,17 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @DirtiesContext
 @SpringBootTest(
-        classes = {ConsoleTestApplication.class, ConsoleAttemptsIntegrationTests.Tasks.class},
+        classes = {
+            ConsoleTestApplication.class,
+            ConsoleAttemptsIntegrationTests.Tasks.class,
+            ConsoleWaitsIntegrationTests.Tasks.class
+        },
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})
+        properties = {
+            "runlane.console.enabled=true",
+            "runlane.console.show-values=always",
+            "runlane.console.access=unrestricted"
+        })
 class ConsoleRunAccuracyBrowserIntegrationTests {
 
     @DynamicPropertySource
@@ -125,6 +133,69 @@ class ConsoleRunAccuracyBrowserIntegrationTests {
                 .isEqualTo("Failure");
         assertThat(browser.driver().findElement(By.id("failure")).getDomAttribute("class"))
                 .contains("alert-error");
+    }
+
+    @Test
+    @DisplayName("S-CO-11, S-CO-3: a run's waits are listed under Waits by kind, not under Steps, and a sleep named"
+            + " with markup shows it as text")
+    void waitsAreShownAsWaits() {
+        String markup = "<img src=x onerror=alert(1)>";
+        UUID run = runlane.trigger("waits.mixed", new ConsoleWaitsIntegrationTests.Names(markup, "go"))
+                .runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().steps(run).stream()
+                        .anyMatch(step -> step.name().equals("awaitSignal.go.deadline")));
+
+        browser.go("#/runs/" + run);
+
+        browser.await(d -> attributes("#waits tr.wait-row", "data-kind").size() == 2);
+        assertThat(attributes("#waits tr.wait-row", "data-kind")).containsExactly("signal", "sleep");
+        assertThat(texts("#waits tr.wait-row", "innerText").get(0))
+                .contains("go")
+                .contains("Signal")
+                .contains("Waiting");
+        assertThat(texts("#waits tr.wait-row", "innerText").get(1))
+                .contains(markup)
+                .contains("Sleep");
+        assertThat(attributes("#steps tr.step-row", "data-step-name")).containsExactly("prepare");
+        assertInert();
+        runlane.signals().send(run, "go", "yes");
+        awaitStatus(run, RunStatus.SUCCEEDED);
+        browser.await(d -> attributes("#waits tr.wait-row", "data-kind").size() == 3);
+        assertThat(attributes("#waits tr.wait-row", "data-kind")).containsExactly("result", "signal", "sleep");
+        assertThat(texts("#waits tr.wait-row", "innerText").get(0))
+                .contains("Run result")
+                .contains("Succeeded");
+        assertThat(texts("#waits tr.wait-row", "innerText").get(1)).contains("Received");
+        assertThat(attributes("#steps tr.step-row", "data-step-name")).containsExactly("start-child", "prepare");
+        assertInert();
+        browser.screenshot("accuracy-waits");
+    }
+
+    @Test
+    @DisplayName("S-CO-12: the cancel dialog of a waiting run that started says it will not resume, not that it will"
+            + " not start; the Signals table fits its card")
+    void theCancelDialogOfAWaitingRunSaysItWillNotResume() {
+        UUID run = runlane.trigger("approvals.collect", new Waits(1)).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(run).orElseThrow().status() == RunStatus.WAITING);
+        String longKey = "dedup-" + "x".repeat(120);
+        runlane.signals().send(run, "approval-0", java.util.Map.of("note", "y".repeat(300)), longKey);
+
+        browser.go("#/runs/" + run);
+        browser.awaitText(By.id("run-status"), "Waiting");
+        browser.await(d -> !attributes("#signals tr.signal-row", "class").isEmpty());
+        Boolean fits = (Boolean) ((JavascriptExecutor) browser.driver())
+                .executeScript("const card = document.getElementById('signals');"
+                        + " return card.querySelector('table').getBoundingClientRect().right"
+                        + " <= card.getBoundingClientRect().right + 1;");
+        assertThat(fits).isTrue();
+        browser.click(By.id("action-cancel"));
+        browser.awaitText(By.id("cancel-consequence"), "will not resume");
+        assertThat(browser.driver().findElement(By.id("cancel-consequence")).getText())
+                .doesNotContain("will not start");
+        browser.screenshot("accuracy-cancel-waiting");
+        browser.click(By.id("confirm-no"));
     }
 
     /** A run of {@code approvals.collect} that waited for {@code signals} signals in turn and succeeded. */

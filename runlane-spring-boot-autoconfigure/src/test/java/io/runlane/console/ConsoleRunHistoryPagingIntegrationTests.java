@@ -48,7 +48,9 @@ import org.springframework.web.context.WebApplicationContext;
  */
 @DirtiesContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@SpringBootTest(classes = ConsoleTestApplication.class, properties = "runlane.console.enabled=true")
+@SpringBootTest(
+        classes = ConsoleTestApplication.class,
+        properties = {"runlane.console.enabled=true", "runlane.console.show-values=always"})
 class ConsoleRunHistoryPagingIntegrationTests {
 
     private static final String API = "/runlane/api";

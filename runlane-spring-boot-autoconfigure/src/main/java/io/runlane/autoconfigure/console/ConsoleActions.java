@@ -73,7 +73,7 @@ final class ConsoleActions {
             case "resume" -> runs.resume(runId);
             default -> throw new ConsoleRequestException("Unknown action; use cancel, retry, rerun or resume");
         };
-        return ConsoleResponses.json(reads.detail(result));
+        return ConsoleResponses.json(reads.detail(result, request));
     }
 
     /** {@code POST api/idempotency-keys/reset} with {@code {"taskId": …, "key": …}} (S-IK-8). */

@@ -56,13 +56,15 @@ final class ConsoleApi {
                 .cursor(text(request, "cursor"))
                 .build();
         Page<Run> page = reads.runs(query);
-        return ConsoleResponses.json(new RunsPage(page.items(), page.nextCursor()));
+        boolean shown = reads.valuesShown(request);
+        return ConsoleResponses.json(new RunsPage(
+                page.items().stream().map(run -> ConsoleValues.run(run, shown)).toList(), page.nextCursor()));
     }
 
     ServerResponse run(ServerRequest request) {
         UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
-        return reads.detail(runId)
-                .map(ConsoleResponses::json)
+        return reads.run(runId)
+                .map(run -> ConsoleResponses.json(reads.detail(run, request)))
                 .orElseGet(() -> ConsoleResponses.notFound("run_not_found", "No run " + runId));
     }
 
@@ -81,13 +83,21 @@ final class ConsoleApi {
     /** {@code GET api/runs/{id}/steps?cursor=&limit=}: steps completed before the cursor's, latest first. */
     ServerResponse steps(ServerRequest request) {
         UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
-        return page(runId, reads.steps(runId, text(request, "cursor"), historyLimit(request)));
+        boolean shown = reads.valuesShown(request);
+        return page(
+                runId,
+                reads.steps(runId, text(request, "cursor"), historyLimit(request))
+                        .map(page -> ConsoleValues.page(page, step -> ConsoleValues.step(step, shown))));
     }
 
     /** {@code GET api/runs/{id}/signals?cursor=&limit=}: signals sent before the cursor's, newest first. */
     ServerResponse signals(ServerRequest request) {
         UUID runId = ConsoleResponses.runId(request.pathVariable("runId"));
-        return page(runId, reads.signals(runId, text(request, "cursor"), historyLimit(request)));
+        boolean shown = reads.valuesShown(request);
+        return page(
+                runId,
+                reads.signals(runId, text(request, "cursor"), historyLimit(request))
+                        .map(page -> ConsoleValues.page(page, signal -> ConsoleValues.signal(signal, shown))));
     }
 
     private static ServerResponse page(UUID runId, Optional<? extends Page<?>> page) {

@@ -137,9 +137,17 @@ final class ConsoleHistory {
             ORDER BY c.seq DESC
             """.formatted(ATTEMPT_EVENT_TYPES);
 
-    /** S-ST-6: steps completed before a key, backwards along {@code run_steps_completed_idx}. */
+    /**
+     * S-ST-6: steps completed before a key, backwards along {@code run_steps_completed_idx}, each with whether it is
+     * a sleep (S-CO-11): a step that parked the run with a {@code WAITING} event {@code sleep '<name>' until ...}, read
+     * along {@code run_events_attempts_idx} for the page's rows only. Await steps are told by their prefixes.
+     */
     static final String STEPS = """
-            SELECT s.name, s.occurrence, s.step_id, s.completed_at, s.result::text AS result
+            SELECT s.name, s.occurrence, s.step_id, s.completed_at, s.result::text AS result,
+                   (NOT starts_with(s.name, 'awaitSignal.') AND NOT starts_with(s.name, 'awaitResult.')
+                    AND EXISTS (SELECT FROM {schema}.run_events e
+                                WHERE e.run_id = :runId AND e.type = 'WAITING'
+                                  AND starts_with(e.detail, 'sleep ''' || s.name || ''' until '))) AS sleep
             FROM {schema}.run_steps s
             WHERE s.run_id = :runId
               AND (s.completed_at, s.name, s.occurrence) < (cast(:completedAt AS timestamptz), :name, :occurrence)
@@ -248,25 +256,27 @@ final class ConsoleHistory {
     }
 
     /** Steps newest first, from the cursor on. */
-    Page<RunStep> steps(UUID runId, @Nullable String cursor, int limit) {
+    Page<ConsoleStep> steps(UUID runId, @Nullable String cursor, int limit) {
         HistoryCursor after = (cursor == null) ? null : HistoryCursor.decode(cursor, "s1");
-        List<RunStep> page = jdbc.sql(steps)
+        List<ConsoleStep> page = jdbc.sql(steps)
                 .paramSource(run(runId)
                         .addValue("completedAt", (after == null) ? END_OF_TIME : after.instantPart(0), Types.VARCHAR)
                         .addValue("occurrence", (after == null) ? 0 : after.intPart(1), Types.INTEGER)
                         .addValue("name", (after == null) ? "" : after.rest(2), Types.VARCHAR)
                         .addValue("limit", limit + 1, Types.INTEGER))
-                .query((rs, rowNum) -> new RunStep(
-                        rs.getString("name"),
-                        rs.getInt("occurrence"),
-                        rs.getString("step_id"),
-                        instant(rs, "completed_at"),
-                        rs.getString("result")))
+                .query((rs, rowNum) -> ConsoleStep.of(
+                        new RunStep(
+                                rs.getString("name"),
+                                rs.getInt("occurrence"),
+                                rs.getString("step_id"),
+                                instant(rs, "completed_at"),
+                                rs.getString("result")),
+                        rs.getBoolean("sleep")))
                 .list();
         if (page.size() <= limit) {
             return new Page<>(page, null);
         }
-        RunStep last = page.get(limit - 1);
+        ConsoleStep last = page.get(limit - 1);
         return new Page<>(
                 page.subList(0, limit),
                 HistoryCursor.encode("s1", micros(last.completedAt()), last.occurrence(), last.name()));

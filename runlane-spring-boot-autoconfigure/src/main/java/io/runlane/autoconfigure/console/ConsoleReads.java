@@ -8,7 +8,6 @@ import io.runlane.RunOperations;
 import io.runlane.RunQuery;
 import io.runlane.RunSignal;
 import io.runlane.RunStatus;
-import io.runlane.RunStep;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.query.RunActivity;
@@ -27,6 +26,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.web.servlet.function.ServerRequest;
 
 /**
  * What the console shows, read through the same paths as the {@code runlane} actuator endpoint: the engine's queue
@@ -115,6 +115,16 @@ final class ConsoleReads {
         return operations().get(runId);
     }
 
+    /** Whether the request's user sees the values runs carry (S-CO-13). */
+    boolean valuesShown(ServerRequest request) {
+        return settings.values().shown(request);
+    }
+
+    /** {@link #detail(Run)} with its values masked unless the request's user sees them (S-CO-13). */
+    RunDetail detail(Run run, ServerRequest request) {
+        return ConsoleValues.detail(detail(run), valuesShown(request));
+    }
+
     /** A run with the newest page of each list of its history, or empty when there is none. */
     Optional<RunDetail> detail(UUID runId) {
         return operations().get(runId).map(this::detail);
@@ -149,7 +159,7 @@ final class ConsoleReads {
     }
 
     /** The run's steps after the cursor, newest completion first, or empty when there is no such run. */
-    Optional<Page<RunStep>> steps(UUID runId, @Nullable String cursor, int limit) {
+    Optional<Page<ConsoleStep>> steps(UUID runId, @Nullable String cursor, int limit) {
         return run(runId).map(run -> history.steps(runId, cursor, limit));
     }
 
@@ -289,7 +299,7 @@ final class ConsoleReads {
      * A run with the newest page of each list of its history and the actions the console offers for it; its result
      * is {@code run.resultJson}.
      *
-     * @param steps its completed steps, latest completion first (S-ST-6)
+     * @param steps its completed steps, latest completion first (S-ST-6), the engine's wait steps tagged (S-CO-11)
      * @param signals its mailbox, newest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
      * @param debounce the debounce window while the run is a pending debounced run (S-DB-1), else {@code null}
@@ -298,7 +308,7 @@ final class ConsoleReads {
             Run run,
             History<RunAttempt> attempts,
             History<RunEvent> events,
-            History<RunStep> steps,
+            History<ConsoleStep> steps,
             History<RunSignal> signals,
             RunActions actions,
             @Nullable DebounceWindow debounce) {}

@@ -48,7 +48,7 @@ final class ConsoleRecovery {
             throw new ConsoleRequestException("fromStep must name a recorded step, or be null to replay every step");
         }
         Run fork = runlane.runs().fork(runId, fromStep);
-        return ConsoleResponses.json(reads.detail(fork));
+        return ConsoleResponses.json(reads.detail(fork, request));
     }
 
     /** {@code POST api/runs/resume-all} with a {@link BulkBody}; answers the {@link BulkResult}. */

@@ -1,6 +1,7 @@
 package io.runlane.autoconfigure.console;
 
 import io.runlane.autoconfigure.RunlaneProperties;
+import io.runlane.autoconfigure.RunlaneProperties.ConsoleShowValues;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.SqlTemplate;
@@ -14,7 +15,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -36,6 +39,7 @@ public final class RunlaneConsoleAutoConfiguration {
             RunlaneEngine engine,
             DataSource dataSource,
             RunlaneProperties properties,
+            Environment springEnvironment,
             ObjectProvider<ExecutionSettings> execution,
             ObjectProvider<RunWorker> worker) {
         JdbcClient jdbc = JdbcClient.create(dataSource);
@@ -45,15 +49,15 @@ public final class RunlaneConsoleAutoConfiguration {
                 engine,
                 new RunActivity(jdbc, sql, environment),
                 new ConsoleHistory(jdbc, sql, environment),
-                ConsoleSettings.of(properties.getConsole()),
+                settings(properties, springEnvironment),
                 execution.getIfUnique(),
                 worker.getIfUnique());
     }
 
     @Bean
     RouterFunction<ServerResponse> runlaneConsoleRoutes(
-            RunlaneEngine engine, RunlaneProperties properties, ConsoleReads reads) {
-        ConsoleSettings settings = ConsoleSettings.of(properties.getConsole());
+            RunlaneEngine engine, RunlaneProperties properties, Environment environment, ConsoleReads reads) {
+        ConsoleSettings settings = settings(properties, environment);
         return new ConsoleRoutes(
                         settings,
                         new ConsoleApi(reads),
@@ -62,5 +66,16 @@ public final class RunlaneConsoleAutoConfiguration {
                         reads.schedules(),
                         ConsolePage.load())
                 .routes();
+    }
+
+    /**
+     * The console's settings; {@code runlane.console.show-values} defaults to the actuator endpoint's {@code
+     * management.endpoint.runlane.show-values} (S-CO-13), read here so that the console needs no actuator classes.
+     */
+    private static ConsoleSettings settings(RunlaneProperties properties, Environment environment) {
+        ConsoleShowValues actuator = Binder.get(environment)
+                .bind("management.endpoint.runlane.show-values", ConsoleShowValues.class)
+                .orElse(null);
+        return ConsoleSettings.of(properties.getConsole(), actuator);
     }
 }

@@ -162,8 +162,8 @@ function render(body, detail, lists, loadMore, reload) {
             h('div', {class: 'stack'},
                 section('Payload', null, jsonBlock(run.payloadJson), 'payload'),
                 result !== undefined && result !== null ? section('Result', null, jsonBlock(result), 'result') : null,
-                steps.items.length ? section('Steps', count(steps, 'completed', 'completed'),
-                    [stepsTable(run, steps.items, actions?.fork), more('steps', steps, loadMore)], 'steps') : null,
+                stepsSection(run, steps, actions, loadMore),
+                waitsSection(steps.items),
                 signals.items.length ? section('Signals', count(signals, 'signal', 'signals'), [signalsTable(signals.items), more('signals', signals, loadMore)], 'signals') : null)));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
@@ -243,9 +243,7 @@ function actionBar(run, actions, reload) {
         buttons.push(h('button', {class: 'button button-danger', id: 'action-cancel', text: 'Cancel run', on: {click: async () => {
             const reason = await confirmAction({
                 title: 'Cancel this run?',
-                message: [h('span', {text: 'The run of '}), h('strong', {text: run.taskId}), h('span', {text: run.status === 'RUNNING'
-                    ? ' is running: cancellation is requested and the handler sees it at its next check.'
-                    : ' will not start. This cannot be undone.'})],
+                message: [h('span', {text: 'The run of '}), h('strong', {text: run.taskId}), h('span', {id: 'cancel-consequence', text: cancelConsequence(run)})],
                 confirmLabel: 'Cancel run', danger: true, reason: true
             });
             if (reason !== null) act('Cancel', `runs/${run.id}/cancel`, {reason}, 'Cancellation recorded');
@@ -286,6 +284,22 @@ function actionBar(run, actions, reload) {
     return buttons.length ? h('div', {class: 'actions', id: 'actions'}, buttons) : null;
 }
 
+/**
+ * What cancelling does, by status and by whether the run ever started (S-CO-12): a running handler is asked to stop; a
+ * waiting run, or one that started before and is due again, is cancelled and does not resume or run again; only a run
+ * that never started "will not start".
+ */
+export function cancelConsequence(run) {
+    if (run.status === 'RUNNING') return ' is running: cancellation is requested and the handler sees it at its next check.';
+    const started = run.attempts > 0;
+    if (run.status === 'WAITING') {
+        return started ? ' is waiting: it is cancelled now and will not resume. Steps it completed are not undone. This cannot be undone.'
+            : ' is waiting for the run before it: it is cancelled now and will not start. This cannot be undone.';
+    }
+    if (started) return ' has started before: it is cancelled now and will not run again. Steps it completed are not undone. This cannot be undone.';
+    return ' will not start. This cannot be undone.';
+}
+
 /** Events newest first; each shows the time since the event before it, when that one is loaded. */
 function timeline(events) {
     return h('ol', {class: 'timeline'}, events.map((event, index) => {
@@ -323,6 +337,69 @@ function attemptsTable(attempts) {
 }
 
 /**
+ * The handler's own steps; the steps the engine records for waits (tagged `waiting`, S-CO-11) are in the Waits card.
+ * "Load more" pages through both, since they are one list on the server.
+ */
+function stepsSection(run, steps, actions, loadMore) {
+    if (!steps.items.length) return null;
+    const own = steps.items.filter(step => !step.waiting);
+    const waits = steps.items.length - own.length;
+    const hint = count(steps, 'completed', 'completed') + (waits ? ` · ${waits.toLocaleString()} in Waits` : '');
+    if (!own.length && !steps.cursor) return null;
+    return section('Steps', hint, [own.length ? stepsTable(run, own, actions?.fork) : h('div', {class: 'empty-inline', text: 'No step of the handler is shown yet.'}),
+        more('steps', steps, loadMore)], 'steps');
+}
+
+const WAIT_KINDS = {signal: 'Signal', result: 'Run result', sleep: 'Sleep'};
+
+/**
+ * The engine's waits, latest first: one row per wait (kind, subject, occurrence) joining the step that recorded its
+ * deadline (a sleep's end) with the one that recorded its outcome.
+ */
+function waitsSection(steps) {
+    const waits = new Map();
+    for (const step of steps) {
+        if (!step.waiting) continue;
+        const key = JSON.stringify([step.waiting.kind, step.waiting.subject, step.occurrence]);
+        const wait = waits.get(key) ?? {kind: step.waiting.kind, subject: step.waiting.subject, occurrence: step.occurrence};
+        wait[step.waiting.role === 'outcome' ? 'outcome' : 'deadline'] = step;
+        waits.set(key, wait);
+    }
+    if (!waits.size) return null;
+    const rows = [...waits.values()];
+    return section('Waits', `${rows.length.toLocaleString()} wait${rows.length === 1 ? '' : 's'}`,
+        h('div', {class: 'table-wrap'}, h('table', {class: 'table table-waits'},
+            h('thead', {}, h('tr', {}, ['Wait', 'Kind', 'Deadline', 'Outcome'].map(text => h('th', {text})))),
+            h('tbody', {}, rows.map(wait => h('tr', {class: 'wait-row', dataset: {kind: wait.kind, subject: wait.subject}},
+                h('td', {class: wait.kind === 'result' ? 'mono small' : 'strong'}, wait.kind === 'result'
+                    ? h('a', {href: '#/runs/' + encodeURIComponent(wait.subject), text: shortId(wait.subject), title: wait.subject})
+                    : h('span', {text: wait.subject}),
+                    wait.occurrence > 1 ? h('span', {class: 'muted', text: ' #' + wait.occurrence}) : null),
+                h('td', {}, h('span', {class: 'tag wait-kind', text: WAIT_KINDS[wait.kind] ?? wait.kind})),
+                h('td', {class: 'nowrap wait-deadline'}, typeof wait.deadline?.resultJson === 'string'
+                    ? h('span', {title: formatAbsolute(wait.deadline.resultJson), text: formatPrecise(wait.deadline.resultJson)})
+                    : h('span', {class: 'muted', text: '—'})),
+                h('td', {class: 'wait-outcome'}, waitOutcome(wait))))))), 'waits');
+}
+
+/** "Received" (with the payload), "Timed out", the awaited run's status, or for a sleep whether it has ended. */
+function waitOutcome(wait) {
+    if (wait.kind === 'sleep') {
+        const end = wait.deadline?.resultJson;
+        return h('span', {class: 'muted', text: typeof end === 'string' && new Date(end) <= new Date() ? 'Slept' : 'Sleeping'});
+    }
+    const outcome = wait.outcome?.resultJson;
+    if (outcome === undefined || outcome === null) return h('span', {class: 'badge status-waiting', text: 'Waiting'});
+    if (wait.kind === 'signal') {
+        if (outcome.timedOut) return h('span', {class: 'badge status-failed', text: 'Timed out'});
+        return h('details', {dataset: {key: 'wait-' + JSON.stringify([wait.subject, wait.occurrence])}},
+            h('summary', {text: 'Received'}), jsonBlock(outcome.payload ?? null));
+    }
+    if (outcome.status === 'TIMED_OUT') return h('span', {class: 'badge status-failed', text: 'Timed out'});
+    return typeof outcome.status === 'string' ? statusBadge(outcome.status) : jsonBlock(outcome);
+}
+
+/**
  * Steps latest first. When the run may be forked, the first occurrence of each name offers "Fork from here" (a fork
  * names its step by name, from its first occurrence), and the table ends with "Fork after all steps".
  */
@@ -344,7 +421,7 @@ function stepsTable(run, steps, canFork) {
 }
 
 function signalsTable(signals) {
-    return h('div', {class: 'table-wrap'}, h('table', {class: 'table'},
+    return h('div', {class: 'table-wrap'}, h('table', {class: 'table table-signals'},
         h('thead', {}, h('tr', {}, ['Signal', 'Sent', 'Consumed', 'Deduplication key', 'Payload'].map(text => h('th', {text})))),
         h('tbody', {}, signals.map(signal => h('tr', {class: 'signal-row'},
             h('td', {class: 'strong', text: signal.name}),

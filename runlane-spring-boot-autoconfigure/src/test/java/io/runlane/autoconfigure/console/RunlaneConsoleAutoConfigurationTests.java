@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.autoconfigure.RunlaneProperties;
+import io.runlane.autoconfigure.RunlaneProperties.ConsoleShowValues;
 import io.runlane.internal.engine.RunlaneEngine;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -35,6 +37,23 @@ class RunlaneConsoleAutoConfigurationTests {
                     .isThrownBy(() -> ConsoleSettings.of(properties.getConsole()))
                     .withMessageContaining("runlane.console.path");
         }
+    }
+
+    @Test
+    @DisplayName("S-CO-13: show-values defaults to the actuator's show-values, and to never when neither is set")
+    void showValuesDefaultsToTheActuatorsAndThenToNever() {
+        RunlaneProperties properties = new RunlaneProperties();
+
+        assertThat(ConsoleSettings.of(properties.getConsole()).values().mode()).isEqualTo(ConsoleShowValues.NEVER);
+        assertThat(ConsoleSettings.of(properties.getConsole(), ConsoleShowValues.WHEN_AUTHORIZED)
+                        .values()
+                        .mode())
+                .isEqualTo(ConsoleShowValues.WHEN_AUTHORIZED);
+        properties.getConsole().setShowValues(ConsoleShowValues.ALWAYS);
+        assertThat(ConsoleSettings.of(properties.getConsole(), ConsoleShowValues.NEVER)
+                        .values()
+                        .mode())
+                .isEqualTo(ConsoleShowValues.ALWAYS);
     }
 
     @Test
