@@ -186,8 +186,8 @@ class ConsoleTasksIntegrationTests {
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].maxBackoffMillis", contains(60_000)))
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].timeoutMillis", contains(30_000)))
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].idempotencyKeyTtl", contains("1d")))
-                .andExpect(jsonPath(
-                        "$.tasks[?(@.id == 'shipments.book')].onSingletonConflict", contains("RETURN_OWNER")))
+                .andExpect(
+                        jsonPath("$.tasks[?(@.id == 'shipments.book')].onSingletonConflict", contains("RETURN_OWNER")))
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].priority", contains(3)))
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].debounce.periodMillis", contains(5000)))
                 .andExpect(jsonPath("$.tasks[?(@.id == 'shipments.book')].debounce.maxWaitMillis", contains(60_000)))

@@ -60,8 +60,8 @@ final class ConsoleTasks {
         }
     }
 
-    private static final List<String> KEY_RESOLVERS = List.of(
-            "idempotencyKey", "singletonKey", "concurrencyKey", "debounceKey", "rateLimitKey", "throttleKey");
+    private static final List<String> KEY_RESOLVERS =
+            List.of("idempotencyKey", "singletonKey", "concurrencyKey", "debounceKey", "rateLimitKey", "throttleKey");
 
     private final RunlaneEngine engine;
 
@@ -123,8 +123,7 @@ final class ConsoleTasks {
      */
     static List<String> keyResolvers(Class<?> handlerClass) {
         return KEY_RESOLVERS.stream()
-                .filter(name -> Arrays.stream(handlerClass.getMethods())
-                        .anyMatch(method -> overrides(method, name)))
+                .filter(name -> Arrays.stream(handlerClass.getMethods()).anyMatch(method -> overrides(method, name)))
                 .toList();
     }
 
@@ -212,11 +211,15 @@ final class ConsoleTasks {
     record LimitView(int limit, long periodMillis) {
 
         static @Nullable LimitView of(@Nullable RateLimitPolicy policy) {
-            return policy == null ? null : new LimitView(policy.limit(), policy.period().toMillis());
+            return policy == null
+                    ? null
+                    : new LimitView(policy.limit(), policy.period().toMillis());
         }
 
         static @Nullable LimitView of(@Nullable ThrottlePolicy policy) {
-            return policy == null ? null : new LimitView(policy.limit(), policy.period().toMillis());
+            return policy == null
+                    ? null
+                    : new LimitView(policy.limit(), policy.period().toMillis());
         }
     }
 
@@ -267,5 +270,10 @@ final class ConsoleTasks {
      * The charts of a range: {@code scope} is {@code all}, {@code queue} or {@code task} and {@code value} the queue or
      * task; one bucket per {@code bucketMillis}, oldest first, empty ones included.
      */
-    record Charts(String range, long bucketMillis, String scope, @Nullable String value, List<Bucket> buckets) {}
+    record Charts(
+            String range,
+            long bucketMillis,
+            String scope,
+            @Nullable String value,
+            List<Bucket> buckets) {}
 }

@@ -39,7 +39,11 @@ public final class TaskStatistics {
      * percentiles ({@code null} when none finished).
      */
     public record Bucket(
-            Instant start, long finished, long failed, @Nullable Double p50Millis, @Nullable Double p95Millis) {}
+            Instant start,
+            long finished,
+            long failed,
+            @Nullable Double p50Millis,
+            @Nullable Double p95Millis) {}
 
     /** Which finished runs a series counts. */
     public enum Scope {
@@ -109,11 +113,12 @@ public final class TaskStatistics {
 
     private final String environment;
 
-    private final String finishedByTask;
+    // The statements, formatted for the schema; package-private for TaskStatisticsPlanIntegrationTests.
+    final String finishedByTask;
 
-    private final String activeByTask;
+    final String activeByTask;
 
-    private final Map<Scope, String> series = new EnumMap<>(Scope.class);
+    final Map<Scope, String> series = new EnumMap<>(Scope.class);
 
     public TaskStatistics(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
