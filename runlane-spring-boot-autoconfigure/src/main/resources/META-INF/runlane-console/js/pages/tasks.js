@@ -8,6 +8,11 @@ import {formatAbsolute, formatClock, formatDuration} from '../format.js';
 
 const RANGES = ['1h', '24h', '7d'];
 
+/** An interval's length: 1 min, 30 min, 4 h. */
+function interval(millis) {
+    return millis < 3_600_000 ? `${Math.round(millis / 60_000)} min` : `${Math.round(millis / 3_600_000)} h`;
+}
+
 export function tasksPage(container, {params, info}) {
     const range = RANGES.includes(params.get('range')) ? params.get('range') : '24h';
     const scope = params.get('task') ? {kind: 'task', value: params.get('task')}
@@ -64,7 +69,7 @@ function renderCharts(card, series, scope, range, info, tasks) {
     for (const task of tasks) select.append(option('task:' + task.id, 'Task ' + task.id));
     const buckets = series.buckets;
     const label = bucket => range === '7d' ? new Date(bucket.start).toLocaleDateString(undefined, {weekday: 'short', day: 'numeric'}) : formatClock(bucket.start);
-    const when = bucket => `${formatAbsolute(bucket.start)} (${formatDuration(series.bucketMillis)})`;
+    const when = bucket => `${formatAbsolute(bucket.start)} (${interval(series.bucketMillis)})`;
     const points = buckets.map(bucket => ({...bucket, other: bucket.finished - bucket.failed}));
     const finished = buckets.reduce((sum, bucket) => sum + bucket.finished, 0);
     const failed = buckets.reduce((sum, bucket) => sum + bucket.failed, 0);
@@ -73,7 +78,7 @@ function renderCharts(card, series, scope, range, info, tasks) {
         h('div', {class: 'card-header'},
             h('h2', {}, 'Charts · ', h('span', {id: 'chart-title', text: title})),
             h('div', {class: 'chart-controls'},
-                h('span', {class: 'muted', id: 'chart-summary', text: `${finished} finished, ${failed} failed, per ${formatDuration(series.bucketMillis)}`}),
+                h('span', {class: 'muted', id: 'chart-summary', text: `${finished} finished, ${failed} failed, per ${interval(series.bucketMillis)}`}),
                 select)),
         h('div', {class: 'grid-3'},
             chartBlock('Throughput', 'Runs finished per interval',

@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The console's task figures and charts read the range they report on from an index, never the whole runs table
- * (S-CO-21, changeset 021). Among 1,000,000 runs finished over 90 days (40 tasks, 5 queues) and 1,000 queued ones,
+ * (S-CO-22, changeset 021). Among 1,000,000 runs finished over 90 days (40 tasks, 5 queues) and 1,000 queued ones,
  * {@code EXPLAIN ANALYZE} of each statement for 1 h, 24 h and 7 d shows an index scan of {@code runs_finished_at_idx}
  * (all runs, one queue), {@code runs_task_finished_idx} (one task) or the partial indexes of active runs, and no
  * sequential scan of {@code runs}. The plans are printed for the record.
@@ -73,7 +73,7 @@ class TaskStatisticsPlanIntegrationTests {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"PT1H, PT1M", "PT24H, PT30M", "P7D, PT4H"})
-    @DisplayName("S-CO-21: the tasks page reads the range of runs_finished_at_idx and the active runs' indexes")
+    @DisplayName("S-CO-22: the tasks page reads the range of runs_finished_at_idx and the active runs' indexes")
     void theTasksPageReadsRangesOfIndexes(Duration range, Duration bucket) {
         String finished =
                 explain(statistics.finishedByTask, parameters(range, bucket).addValue("scope_value", null));
@@ -95,7 +95,7 @@ class TaskStatisticsPlanIntegrationTests {
         "PT24H, PT30M, TASK, task-7, runs_task_finished_idx",
         "P7D, PT4H, TASK, task-7, runs_task_finished_idx"
     })
-    @DisplayName("S-CO-21: each chart series reads only its range of an index of finished runs")
+    @DisplayName("S-CO-22: each chart series reads only its range of an index of finished runs")
     void eachSeriesReadsItsRange(Duration range, Duration bucket, Scope scope, String value, String index) {
         String plan =
                 explain(statistics.series.get(scope), parameters(range, bucket).addValue("scope_value", value));
