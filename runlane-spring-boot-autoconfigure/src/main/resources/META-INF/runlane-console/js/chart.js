@@ -61,7 +61,7 @@ export function barChart(points, series, {label, describe, id}) {
     const max = niceMax(Math.max(0, ...points.map(point => series.reduce((sum, s) => sum + (point[s.key] ?? 0), 0))));
     const slot = (WIDTH - LEFT) / Math.max(1, points.length);
     const plotHeight = HEIGHT - BOTTOM - TOP;
-    frame(svg, max, value => String(Math.round(value)), axisLabels(points, slot, label));
+    frame(svg, max, value => (Number.isInteger(value) ? String(value) : ''), axisLabels(points, slot, label));
     points.forEach((point, index) => {
         const group = el('g', {class: 'chart-bar'}, tooltip(describe(point)));
         let base = TOP + plotHeight;
