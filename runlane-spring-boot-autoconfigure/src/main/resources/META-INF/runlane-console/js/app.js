@@ -5,12 +5,14 @@ import {overviewPage} from './pages/overview.js';
 import {runsPage} from './pages/runs.js';
 import {runPage} from './pages/run.js';
 import {schedulesPage} from './pages/schedules.js';
+import {tasksPage} from './pages/tasks.js';
 
 const routes = [
     {pattern: /^\/?$/, nav: 'overview', page: overviewPage},
     {pattern: /^\/runs\/([^/?]+)$/, nav: 'runs', page: runPage},
     {pattern: /^\/runs$/, nav: 'runs', page: runsPage},
-    {pattern: /^\/schedules$/, nav: 'schedules', page: schedulesPage}
+    {pattern: /^\/schedules$/, nav: 'schedules', page: schedulesPage},
+    {pattern: /^\/tasks$/, nav: 'tasks', page: tasksPage}
 ];
 
 const state = {info: null, current: null, timer: null, generation: 0};
@@ -23,7 +25,7 @@ const toasts = h('div', {class: 'toasts', attrs: {role: 'status', 'aria-live': '
 
 function header(info) {
     const nav = h('nav', {class: 'nav'});
-    for (const [key, label, href] of [['overview', 'Overview', '#/'], ['runs', 'Runs', '#/runs'], ['schedules', 'Schedules', '#/schedules']]) {
+    for (const [key, label, href] of [['overview', 'Overview', '#/'], ['runs', 'Runs', '#/runs'], ['tasks', 'Tasks', '#/tasks'], ['schedules', 'Schedules', '#/schedules']]) {
         navLinks[key] = h('a', {href, text: label, class: 'nav-link', id: 'nav-' + key});
         nav.append(navLinks[key]);
     }

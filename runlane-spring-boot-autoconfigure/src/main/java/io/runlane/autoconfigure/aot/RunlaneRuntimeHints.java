@@ -86,7 +86,9 @@ class RunlaneRuntimeHints implements RuntimeHintsRegistrar {
             "io.runlane.autoconfigure.console.ConsoleSchedules$SchedulesPage",
             "io.runlane.autoconfigure.console.ConsoleSchedules$ScheduleActionResult",
             "io.runlane.autoconfigure.console.ConsoleSchedules$ScheduleView",
-            "io.runlane.autoconfigure.console.ConsoleSchedules$ScheduleActions");
+            "io.runlane.autoconfigure.console.ConsoleSchedules$ScheduleActions",
+            "io.runlane.autoconfigure.console.ConsoleTasks$TasksPage",
+            "io.runlane.autoconfigure.console.ConsoleTasks$Charts");
 
     private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 

@@ -28,19 +28,23 @@ final class ConsoleRoutes {
 
     private final ConsolePage page;
 
+    private final ConsoleTasks tasks;
+
     ConsoleRoutes(
             ConsoleSettings settings,
             ConsoleApi api,
             ConsoleActions actions,
             ConsoleRecovery recovery,
             ConsoleSchedules schedules,
-            ConsolePage page) {
+            ConsolePage page,
+            ConsoleTasks tasks) {
         this.settings = settings;
         this.api = api;
         this.actions = actions;
         this.recovery = recovery;
         this.schedules = schedules;
         this.page = page;
+        this.tasks = tasks;
     }
 
     RouterFunction<ServerResponse> routes() {
@@ -56,6 +60,8 @@ final class ConsoleRoutes {
                 .GET(path + "/api/runs/{runId}/steps", api::steps)
                 .GET(path + "/api/runs/{runId}/signals", api::signals)
                 .GET(path + "/api/schedules", schedules::list)
+                .GET(path + "/api/tasks", tasks::tasks)
+                .GET(path + "/api/charts", tasks::charts)
                 .build();
         RouterFunction<ServerResponse> writes = RouterFunctions.route()
                 .POST(path + "/api/runs/resume-all", recovery::resumeAll)

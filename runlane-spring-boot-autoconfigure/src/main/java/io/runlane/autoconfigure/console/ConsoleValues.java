@@ -70,7 +70,8 @@ record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
                 run.sourceType(),
                 run.resultJson() == null ? null : MASK,
                 run.spentAttempts(),
-                run.priority());
+                run.priority(),
+                run.debounceKey());
     }
 
     /** A step's result, unless it is a wait's deadline or a sleep's end: instants the engine chose, not values. */
@@ -100,7 +101,8 @@ record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
                 detail.events(),
                 masked(detail.steps(), step -> step(step, false)),
                 masked(detail.signals(), signal -> signal(signal, false)),
-                detail.actions());
+                detail.actions(),
+                detail.debounce());
     }
 
     static <T> Page<T> page(Page<T> page, UnaryOperator<T> mask) {

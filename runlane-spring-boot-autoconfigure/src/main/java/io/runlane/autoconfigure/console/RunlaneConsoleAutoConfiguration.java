@@ -6,6 +6,7 @@ import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.query.RunActivity;
+import io.runlane.internal.query.TaskStatistics;
 import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -56,15 +57,24 @@ public final class RunlaneConsoleAutoConfiguration {
 
     @Bean
     RouterFunction<ServerResponse> runlaneConsoleRoutes(
-            RunlaneEngine engine, RunlaneProperties properties, Environment environment, ConsoleReads reads) {
+            RunlaneEngine engine,
+            RunlaneProperties properties,
+            Environment environment,
+            ConsoleReads reads,
+            DataSource dataSource) {
         ConsoleSettings settings = settings(properties, environment);
+        TaskStatistics statistics = new TaskStatistics(
+                JdbcClient.create(dataSource),
+                new SqlTemplate(engine.settings().schema()),
+                engine.settings().environment());
         return new ConsoleRoutes(
                         settings,
                         new ConsoleApi(reads),
                         new ConsoleActions(settings, engine.template(), reads),
                         new ConsoleRecovery(engine.template(), reads),
                         reads.schedules(),
-                        ConsolePage.load())
+                        ConsolePage.load(),
+                        new ConsoleTasks(engine, statistics))
                 .routes();
     }
 
