@@ -145,9 +145,10 @@ final class ConsoleHistory {
     static final String STEPS = """
             SELECT s.name, s.occurrence, s.step_id, s.completed_at, s.result::text AS result,
                    (NOT starts_with(s.name, 'awaitSignal.') AND NOT starts_with(s.name, 'awaitResult.')
-                    AND EXISTS (SELECT FROM {schema}.run_events e
-                                WHERE e.run_id = :runId AND e.type = 'WAITING'
-                                  AND starts_with(e.detail, 'sleep ''' || s.name || ''' until '))) AS sleep
+                    AND (SELECT true FROM {schema}.run_events e
+                         WHERE e.run_id = :runId AND e.type = 'WAITING'
+                           AND starts_with(e.detail, 'sleep ''' || s.name || ''' until ')
+                         ORDER BY e.seq DESC LIMIT 1) IS NOT NULL) AS sleep
             FROM {schema}.run_steps s
             WHERE s.run_id = :runId
               AND (s.completed_at, s.name, s.occurrence) < (cast(:completedAt AS timestamptz), :name, :occurrence)
