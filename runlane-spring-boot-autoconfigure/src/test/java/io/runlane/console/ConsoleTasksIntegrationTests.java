@@ -21,6 +21,7 @@ import java.util.List;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -240,6 +241,7 @@ class ConsoleTasksIntegrationTests {
         Assertions.assertThat(starts.get(0)).endsWith(":00Z");
     }
 
+    @Disabled("Issue 32: the expected buckets depend on where the wall clock falls in the current interval")
     @Test
     @DisplayName("S-CO-21: 24 h and 7 d series, for all runs, one queue or one task")
     void seriesPerRangeAndScope() throws Exception {
