@@ -84,6 +84,9 @@ class RetryPolicyTests {
                 null,
                 null,
                 null,
+                null,
+                attempts,
+                0,
                 null);
         return new ClaimedRun(run, 1, 0);
     }

@@ -5,16 +5,17 @@ import io.runlane.RunSignal;
 
 /**
  * Masks what a run carries from the application's callers (its payload and its result) unless the endpoint may show values
- * ({@code management.endpoint.runlane.show-values}), as Boot's own endpoints do with {@code ******}.
+ * ({@code management.endpoint.runlane.show-values}), as Boot's own endpoints do with {@code ******}. The console masks
+ * with the same rules (S-CO-13).
  */
-final class RunValues {
+public final class RunValues {
 
     /** The mask, as JSON: the payload and the result are rendered raw. */
-    static final String MASK = "\"******\"";
+    public static final String MASK = "\"******\"";
 
     private RunValues() {}
 
-    static Run shownOrMasked(Run run, boolean showValues) {
+    public static Run shownOrMasked(Run run, boolean showValues) {
         if (showValues) {
             return run;
         }
@@ -44,7 +45,7 @@ final class RunValues {
     }
 
     /** A signal's payload is a value too (S-SG-5). */
-    static RunSignal shownOrMasked(RunSignal signal, boolean showValues) {
+    public static RunSignal shownOrMasked(RunSignal signal, boolean showValues) {
         if (showValues) {
             return signal;
         }

@@ -4,6 +4,7 @@ import io.runlane.Page;
 import io.runlane.Run;
 import io.runlane.RunSignal;
 import io.runlane.autoconfigure.RunlaneProperties.ConsoleShowValues;
+import io.runlane.autoconfigure.actuate.RunValues;
 import io.runlane.autoconfigure.console.ConsoleReads.History;
 import io.runlane.autoconfigure.console.ConsoleReads.RunDetail;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,7 +26,7 @@ import org.springframework.web.servlet.function.ServerRequest;
 record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
 
     /** The mask, as JSON: the API embeds the stored values raw (S-CO-8). */
-    static final String MASK = "\"******\"";
+    static final String MASK = RunValues.MASK;
 
     ConsoleValues {
         roles = Set.copyOf(roles);
@@ -46,32 +47,7 @@ record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
     }
 
     static Run run(Run run, boolean shown) {
-        if (shown) {
-            return run;
-        }
-        return new Run(
-                run.id(),
-                run.taskId(),
-                run.queue(),
-                run.status(),
-                run.idempotencyKey(),
-                run.singletonKey(),
-                run.attempts(),
-                run.maxAttempts(),
-                run.createdAt(),
-                run.updatedAt(),
-                run.runAt(),
-                run.finishedAt(),
-                run.failure(),
-                MASK,
-                run.sourceRunId(),
-                run.concurrencyKey(),
-                run.idempotencyKeyTtl(),
-                run.sourceType(),
-                run.resultJson() == null ? null : MASK,
-                run.spentAttempts(),
-                run.priority(),
-                run.debounceKey());
+        return RunValues.shownOrMasked(run, shown);
     }
 
     /** A step's result, unless it is a wait's deadline or a sleep's end: instants the engine chose, not values. */
@@ -84,11 +60,7 @@ record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
     }
 
     static RunSignal signal(RunSignal signal, boolean shown) {
-        if (shown) {
-            return signal;
-        }
-        return new RunSignal(
-                signal.id(), signal.name(), MASK, signal.sentAt(), signal.consumedAt(), signal.deduplicationKey());
+        return RunValues.shownOrMasked(signal, shown);
     }
 
     static RunDetail detail(RunDetail detail, boolean shown) {

@@ -68,6 +68,9 @@ class LeaseMarginTests {
                 null,
                 null,
                 null,
+                null,
+                1,
+                0,
                 null);
         return new ClaimedRun(run, 1, 0, Map.of(), sentNanos);
     }

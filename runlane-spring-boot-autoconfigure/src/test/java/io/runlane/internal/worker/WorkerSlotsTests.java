@@ -178,6 +178,9 @@ class WorkerSlotsTests {
                 null,
                 null,
                 null,
+                null,
+                1,
+                0,
                 null);
         return new ClaimedRun(run, 1, 0);
     }
