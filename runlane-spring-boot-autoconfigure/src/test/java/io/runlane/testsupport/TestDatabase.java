@@ -21,6 +21,9 @@ public final class TestDatabase {
 
     private static final AtomicInteger SCHEMAS = new AtomicInteger();
 
+    /** Tells this JVM's schemas from those of other test JVMs (parallel forks) on a shared server. */
+    private static final long JVM = ProcessHandle.current().pid();
+
     private static volatile String jdbcUrl;
 
     private static HikariDataSource admin;
@@ -46,9 +49,9 @@ public final class TestDatabase {
         return new HikariDataSource(config);
     }
 
-    /** A schema name unique to this JVM run and the given owner, dropped first if a previous run left it. */
+    /** A schema name unique to this JVM (by process id), run and the given owner, dropped first if a previous run left it. */
     public static String freshSchema(DataSource dataSource, String owner) {
-        String schema = ("rl_" + owner.replaceAll("[^A-Za-z0-9]", "_") + "_" + SCHEMAS.incrementAndGet())
+        String schema = ("rl_" + owner.replaceAll("[^A-Za-z0-9]", "_") + "_" + JVM + "_" + SCHEMAS.incrementAndGet())
                 .toLowerCase(Locale.ROOT);
         if (schema.length() > 63) {
             schema = schema.substring(schema.length() - 63);

@@ -20,8 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxWait how long after the window's first trigger the pending run is due at the latest, or {@code null}
  * @param mode whether this trigger's payload replaces the pending run's when it folds
  */
-public record DebounceTerms(
-        String key, Duration period, @Nullable Duration maxWait, DebounceMode mode) {
+record DebounceTerms(String key, Duration period, @Nullable Duration maxWait, DebounceMode mode) {
 
     /**
      * The terms of a trigger whose debounce key is {@code key} ({@code null}: the trigger does not debounce), or

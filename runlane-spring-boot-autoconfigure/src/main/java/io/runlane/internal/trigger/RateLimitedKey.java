@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * @param key the rate-limit key, or {@code null} for the whole task's limit
  * @param policy the task's declared limit and period
  */
-public record RateLimitedKey(@Nullable String key, RateLimitPolicy policy) {
+record RateLimitedKey(@Nullable String key, RateLimitPolicy policy) {
 
     /** The key as stored: {@code ''} stands for the whole task, which no valid key can be (S-ID-1). */
     public String storedKey() {
