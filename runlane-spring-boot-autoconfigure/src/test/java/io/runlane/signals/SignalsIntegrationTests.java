@@ -214,6 +214,36 @@ class SignalsIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-SG-4: each awaitSignal of one name keeps its own deadline across replays: a wait reached after"
+            + " an earlier one's outcome was recorded does not take that earlier wait's deadline")
+    void everyAwaitOfANameHasItsOwnDeadline() {
+        UUID run = approver(3, Duration.ofHours(1));
+        runlane.startWorker();
+        Run first = awaitStatus(run, RunStatus.WAITING);
+
+        signals.send(run, "approval", new Approver.Approval("first"));
+        Run second = awaitWaitingWithDeadlines(run, 2);
+        signals.send(run, "approval", new Approver.Approval("second"));
+        Run third = awaitWaitingWithDeadlines(run, 3);
+
+        assertThat(second.runAt()).as("the second wait's deadline").isAfter(first.runAt());
+        assertThat(third.runAt()).as("the third wait's deadline").isAfter(second.runAt());
+        signals.send(run, "approval", new Approver.Approval("third"));
+        assertThat(awaitStatus(run, RunStatus.SUCCEEDED).resultJson()).isEqualTo("\"first,second,third\"");
+    }
+
+    /** Waits until the run has recorded {@code count} wait deadlines and is waiting again. */
+    private Run awaitWaitingWithDeadlines(UUID run, int count) {
+        await().atMost(Duration.ofSeconds(20))
+                .until(
+                        () -> runlane.template().runs().steps(run).stream()
+                                .filter(step -> step.name().equals("awaitSignal.approval.deadline"))
+                                .count(),
+                        recorded -> recorded == count);
+        return awaitStatus(run, RunStatus.WAITING);
+    }
+
+    @Test
     @DisplayName("S-SG-2: 32 concurrent sends with one deduplication key store one signal; exactly one returns true")
     void deduplicatedSendUnderConcurrencyStoresOne() {
         UUID run = approver(1, Duration.ofHours(1));

@@ -222,9 +222,11 @@ public final class AttemptSteps {
             throw new ConfigurationInvalidException("runId", "must not be the awaiting run itself (" + runId + ")");
         }
         int occurrence = next(name);
+        // counted whether or not the outcome is recorded, so that a later await of this name replays its own deadline
+        int deadlineOccurrence = next(name + ".deadline");
         Optional<StepStore.StoredResult> outcome = recorded(name, occurrence);
         if (outcome.isEmpty()) {
-            Instant deadline = timer(name + ".deadline", next(name + ".deadline"), timeout);
+            Instant deadline = timer(name + ".deadline", deadlineOccurrence, timeout);
             Run run = reads.get(awaited).orElseThrow(() -> new RunNotFoundException(awaited));
             AwaitedOutcome ended;
             if (run.status().isTerminal()) {
@@ -260,12 +262,14 @@ public final class AttemptSteps {
         Objects.requireNonNull(type, "type");
         TimeRules.requireDuration("timeout", timeout);
         int occurrence = next(name);
+        // counted whether or not the signal is recorded, so that a later await of this name replays its own deadline
+        int deadlineOccurrence = next(name + ".deadline");
         Optional<StepStore.StoredResult> stored = recorded(name, occurrence);
         String json;
         if (stored.isPresent()) {
             json = stored.get().json();
         } else {
-            Instant deadline = timer(name + ".deadline", next(name + ".deadline"), timeout);
+            Instant deadline = timer(name + ".deadline", deadlineOccurrence, timeout);
             SignalInbox.Consumption consumed = signals.consumeIfHeld(
                     runId, token, worker, signalName, name, occurrence, StepIds.stepId(runId, name, occurrence));
             if (!consumed.held()) {
