@@ -21,8 +21,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The suite's view of an instance: triggers through the public API (debounced ones too), a bulk resume, readiness, markers in the
- * instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
+ * The suite's view of an instance: triggers through the public API (debounced ones too), a bulk resume, readiness,
+ * markers in the instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
  */
 @RestController
 class FaultNodeController {
