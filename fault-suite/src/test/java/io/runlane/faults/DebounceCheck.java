@@ -190,12 +190,19 @@ final class DebounceCheck {
         });
     }
 
-    /** No two runs of one key were pending at once: from its creation to its first claim (or its end). */
+    /**
+     * No two runs of one key were pending at once: from its creation to its first claim (or its end). Reports, not
+     * asserted, how often the next window's run was created within {@link #CONCURRENT_STATEMENTS} of the last one's
+     * claim ({@code claim_races}, the race of S-DB-4) and how often while the last one was still running ({@code
+     * windows_while_running}, S-DB-3).
+     */
     private void checkPendingWindows(
             FaultReport report, String scenario, Iterable<RunRow> runs, Map<UUID, List<EventRow>> events) {
         Map<String, List<RunRow>> byKey = new HashMap<>();
         runs.forEach(run ->
                 byKey.computeIfAbsent(run.key(), key -> new ArrayList<>()).add(run));
+        long[] races = {0};
+        long[] whileRunning = {0};
         byKey.forEach((key, keyRuns) -> {
             List<RunRow> sorted = keyRuns.stream()
                     .sorted(Comparator.comparing(RunRow::createdAt))
@@ -203,6 +210,15 @@ final class DebounceCheck {
             for (int i = 0; i < sorted.size(); i++) {
                 RunRow earlier = sorted.get(i);
                 Instant pendingUntil = pendingUntil(earlier, events.getOrDefault(earlier.id(), List.of()));
+                if (i + 1 < sorted.size() && pendingUntil != null) {
+                    Instant next = sorted.get(i + 1).createdAt();
+                    if (Duration.between(pendingUntil, next).abs().compareTo(CONCURRENT_STATEMENTS) <= 0) {
+                        races[0]++;
+                    }
+                    if (earlier.finishedAt() != null && next.isBefore(earlier.finishedAt())) {
+                        whileRunning[0]++;
+                    }
+                }
                 for (int j = i + 1; j < sorted.size(); j++) {
                     RunRow later = sorted.get(j);
                     if (pendingUntil == null
@@ -218,6 +234,8 @@ final class DebounceCheck {
                 }
             }
         });
+        report.figure("claim_races", races[0]);
+        report.figure("windows_while_running", whileRunning[0]);
     }
 
     /** Every fold answered as {@code DEBOUNCED} left its event (S-DB-6); more events are folds of unanswered tries. */
