@@ -5,8 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -14,7 +16,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
- * The effect log: one row per attempt that reached the handler (run id, attempt, instance, start, end), written on a
+ * The effect log: one row per attempt that reached the handler (run id, attempt, instance, start, end, and for the
+ * debounced task the number of the payload it ran with), written on a
  * pool of its own that connects to PostgreSQL directly, never through the instance's fault proxy, so the log outlives
  * the attempt's outcome and a partitioned instance still reports what its handler did.
  *
@@ -33,8 +36,8 @@ class EffectLog implements DisposableBean {
     private static final Duration GIVE_UP_AFTER = Duration.ofMinutes(3);
 
     private static final String STARTED = """
-            INSERT INTO %s.effects (id, run_id, attempt, instance, scenario, planned_ms, started_at)
-            VALUES (?, ?, ?, ?, ?, ?, clock_timestamp())
+            INSERT INTO %s.effects (id, run_id, attempt, instance, scenario, planned_ms, payload_seq, started_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, clock_timestamp())
             ON CONFLICT (id) DO NOTHING
             """;
 
@@ -76,6 +79,14 @@ class EffectLog implements DisposableBean {
 
     /** Records that an attempt's handler starts its effect; returns the effect's id. */
     UUID started(UUID runId, int attempt, String scenario, long plannedMillis) {
+        return started(runId, attempt, scenario, plannedMillis, null);
+    }
+
+    /**
+     * Records that an attempt's handler starts its effect with the payload numbered {@code payloadSeq} ({@link
+     * DebounceTask.Payload#seq()}), {@code null} for a payload without a number; returns the effect's id.
+     */
+    UUID started(UUID runId, int attempt, String scenario, long plannedMillis, @Nullable Long payloadSeq) {
         UUID id = UUID.randomUUID();
         write(started, statement -> {
             statement.setObject(1, id);
@@ -84,6 +95,7 @@ class EffectLog implements DisposableBean {
             statement.setString(4, instance);
             statement.setString(5, scenario);
             statement.setLong(6, plannedMillis);
+            statement.setObject(7, payloadSeq, Types.BIGINT);
         });
         return id;
     }

@@ -21,6 +21,19 @@ import org.jspecify.annotations.Nullable;
 /** What the database holds about one scenario after its drain: its runs, their events, and the effect log. */
 record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effects) {
 
+    /**
+     * Which runs are a scenario's: those of {@code taskId} whose {@code keyColumn} starts with the scenario's name and
+     * a dot; {@link RunRow#key()} is that column.
+     */
+    record Selection(String taskId, String keyColumn) {
+
+        /** The effect task's runs, by idempotency key: every workload but the debounced one. */
+        static final Selection IDEMPOTENT = new Selection(EffectTask.ID, "idempotency_key");
+
+        /** The debounced task's runs, by debounce key: a key has one run per debounce window. */
+        static final Selection DEBOUNCED = new Selection(DebounceTask.ID, "debounce_key");
+    }
+
     record RunRow(
             UUID id,
             String key,
@@ -52,14 +65,14 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
     }
 
     private static final String RUNS = """
-            SELECT id, idempotency_key, status, attempts, created_at, finished_at FROM %s.runs
-            WHERE environment = ? AND task_id = ? AND starts_with(idempotency_key, ?)
+            SELECT id, %2$s, status, attempts, created_at, finished_at FROM %1$s.runs
+            WHERE environment = ? AND task_id = ? AND starts_with(%2$s, ?)
             """;
 
     private static final String EVENTS = """
             SELECT e.run_id, e.seq, e.type, e.status, e.created_at, e.actor, e.detail
-            FROM %s.run_events e JOIN %s.runs r ON r.id = e.run_id
-            WHERE r.environment = ? AND r.task_id = ? AND starts_with(r.idempotency_key, ?)
+            FROM %1$s.run_events e JOIN %1$s.runs r ON r.id = e.run_id
+            WHERE r.environment = ? AND r.task_id = ? AND starts_with(r.%2$s, ?)
             ORDER BY e.run_id, e.seq
             """;
 
@@ -69,17 +82,23 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
             """;
 
     private static final String UNFINISHED = """
-            SELECT count(*) FROM %s.runs
-            WHERE environment = ? AND task_id = ? AND starts_with(idempotency_key, ?) AND finished_at IS NULL
+            SELECT count(*) FROM %1$s.runs
+            WHERE environment = ? AND task_id = ? AND starts_with(%2$s, ?) AND finished_at IS NULL
             """;
 
     static Evidence load(FaultCluster cluster, String scenario) throws SQLException {
+        return load(cluster, scenario, Selection.IDEMPOTENT);
+    }
+
+    /** The evidence of the scenario's runs that {@code selection} selects. */
+    static Evidence load(FaultCluster cluster, String scenario, Selection selection) throws SQLException {
         try (Connection connection = cluster.connect();
                 Connection effectLog = cluster.connectEffects()) {
             String schema = cluster.schema();
             List<RunRow> runs = query(
                     connection,
-                    RUNS.formatted(schema),
+                    RUNS.formatted(schema, selection.keyColumn()),
+                    selection,
                     scenario,
                     rs -> new RunRow(
                             rs.getObject(1, UUID.class),
@@ -90,7 +109,8 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
                             instant(rs, 6)));
             List<EventRow> events = query(
                     connection,
-                    EVENTS.formatted(schema, schema),
+                    EVENTS.formatted(schema, selection.keyColumn()),
+                    selection,
                     scenario,
                     rs -> new EventRow(
                             rs.getObject(1, UUID.class),
@@ -120,8 +140,18 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
 
     /** How many runs of the scenario are not terminal yet. */
     static long unfinished(FaultCluster cluster, String scenario) throws SQLException {
+        return unfinished(cluster, scenario, Selection.IDEMPOTENT);
+    }
+
+    /** How many of the scenario's runs that {@code selection} selects are not terminal yet. */
+    static long unfinished(FaultCluster cluster, String scenario, Selection selection) throws SQLException {
         try (Connection connection = cluster.connect()) {
-            return query(connection, UNFINISHED.formatted(cluster.schema()), scenario, rs -> rs.getLong(1))
+            return query(
+                            connection,
+                            UNFINISHED.formatted(cluster.schema(), selection.keyColumn()),
+                            selection,
+                            scenario,
+                            rs -> rs.getLong(1))
                     .get(0);
         }
     }
@@ -152,11 +182,11 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
         Files.write(dir.resolve("events.csv"), eventLines);
     }
 
-    private static <T> List<T> query(Connection connection, String sql, String scenario, Row<T> row)
-            throws SQLException {
+    private static <T> List<T> query(
+            Connection connection, String sql, Selection selection, String scenario, Row<T> row) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, FaultCluster.ENVIRONMENT);
-            statement.setString(2, EffectTask.ID);
+            statement.setString(2, selection.taskId());
             statement.setString(3, scenario + ".");
             return rows(statement, row);
         }

@@ -262,6 +262,7 @@ final class FaultCluster implements AutoCloseable {
                         instance   text        NOT NULL,
                         scenario   text        NOT NULL,
                         planned_ms bigint      NOT NULL,
+                        payload_seq bigint,
                         started_at timestamptz NOT NULL,
                         ended_at   timestamptz,
                         step_written_at timestamptz

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.TestInstance;
  * The fault-injection suite: three instances of {@link FaultNodeApplication} in separate JVMs share one PostgreSQL,
  * load is driven through their HTTP trigger endpoint, faults are injected, and after a drain the invariants of
  * {@link InvariantCheck} are checked by SQL against Runlane's tables and the handlers' effect log (for the
- * transactional-step workload also those of {@link TransactionalStepCheck}). Each scenario prints one {@code FAULTS
+ * transactional-step workload also those of {@link TransactionalStepCheck}, for the debounced one those of {@link
+ * DebounceCheck} instead of the per-key checks). Each scenario prints one {@code FAULTS
  * ...} line.
  *
  * <p>Runs with {@code mvn -B -ntp verify -Pfaults}. System properties: {@code faults.seconds} (load window per
@@ -158,8 +159,10 @@ class FaultInjectionIT {
         cluster.mark("scenario " + scenario.name() + " seed " + seed);
         long scenarioSeed = seed * 31 + scenario.name().hashCode();
         int keys = scenario.workload().keys(rate, window);
-        LoadDriver load = new LoadDriver(
-                cluster.nodes(), scenario.name(), scenario.workload(), new Random(scenarioSeed), keys, window);
+        TriggerLoad load = scenario.workload() == Workload.DEBOUNCED
+                ? new DebounceLoad(cluster.nodes(), scenario.name(), new Random(scenarioSeed), keys, window)
+                : new LoadDriver(
+                        cluster.nodes(), scenario.name(), scenario.workload(), new Random(scenarioSeed), keys, window);
         FaultContext context = new FaultContext(cluster, scenario.name(), System.nanoTime() + window.toNanos());
         ExecutorService injectors = Executors.newCachedThreadPool();
         List<Future<?>> running = new ArrayList<>();
@@ -182,17 +185,27 @@ class FaultInjectionIT {
             cluster.restore();
         }
         long drainStart = System.nanoTime();
-        drain(cluster, scenario.name());
+        drain(cluster, scenario);
         long drainMillis = Duration.ofNanos(System.nanoTime() - drainStart).toMillis();
 
-        Evidence evidence = Evidence.load(cluster, scenario.name());
+        Evidence evidence =
+                Evidence.load(cluster, scenario.name(), scenario.workload().runs());
         FaultReport report = new FaultReport(scenario.name(), seed);
-        Set<String> allKeys = new HashSet<>();
-        for (int k = 0; k < load.keys(); k++) {
-            allKeys.add("k" + k);
+        if (load instanceof DebounceLoad bursts) {
+            // A key has one run per debounce window: DebounceCheck checks keys and triggers, InvariantCheck the rest.
+            new InvariantCheck(evidence, Map.of(), Set.of(), context.killed(), context.stopped())
+                    .check(report, scenario.name());
+            new DebounceCheck(
+                            evidence, DebounceCheck.loadPayloads(cluster, scenario.name()), bursts, DebounceTask.PERIOD)
+                    .check(report, scenario.name());
+        } else if (load instanceof LoadDriver driver) {
+            Set<String> allKeys = new HashSet<>();
+            for (int k = 0; k < driver.keys(); k++) {
+                allKeys.add("k" + k);
+            }
+            new InvariantCheck(evidence, driver.acks(), allKeys, context.killed(), context.stopped())
+                    .check(report, scenario.name());
         }
-        new InvariantCheck(evidence, load.acks(), allKeys, context.killed(), context.stopped())
-                .check(report, scenario.name());
         if (scenario.workload() == Workload.TRANSACTIONAL_STEPS) {
             new TransactionalStepCheck(
                             evidence,
@@ -205,8 +218,8 @@ class FaultInjectionIT {
         report.unfoundedLeaseLossWarnings = unfounded.size();
         unfounded.forEach(warning -> report.note("lease-loss warning without a lease expiry: " + warning));
         for (Fault fault : faults) {
-            if (fault instanceof Failover failover) {
-                failover.measure(report, evidence, load, scenarioDirectory);
+            if (fault instanceof Failover failover && load instanceof LoadDriver driver) {
+                failover.measure(report, evidence, driver, scenarioDirectory);
             }
         }
         checkExpectations(scenario, context, evidence, report);
@@ -378,14 +391,18 @@ class FaultInjectionIT {
     }
 
     /** Waits, bounded, until every run of the scenario is terminal; what is not by then is reported as stuck. */
-    private void drain(FaultCluster cluster, String scenario) {
+    private void drain(FaultCluster cluster, FaultScenario scenario) {
         try {
             await().atMost(DRAIN_TIMEOUT)
                     .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
-                    .until(() -> Evidence.unfinished(cluster, scenario) == 0);
+                    .until(() -> Evidence.unfinished(
+                                    cluster,
+                                    scenario.name(),
+                                    scenario.workload().runs())
+                            == 0);
         } catch (ConditionTimeoutException ex) {
-            System.out.println("FAULTS-EVENT scenario=" + scenario + " drain timed out after " + DRAIN_TIMEOUT);
+            System.out.println("FAULTS-EVENT scenario=" + scenario.name() + " drain timed out after " + DRAIN_TIMEOUT);
         }
     }
 

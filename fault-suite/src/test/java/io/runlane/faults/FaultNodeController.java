@@ -21,8 +21,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The suite's view of an instance: triggers through the public API, a bulk resume, readiness, markers in the
- * instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
+ * The suite's view of an instance: triggers through the public API (debounced ones too), a bulk resume, readiness,
+ * markers in the instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
  */
 @RestController
 class FaultNodeController {
@@ -68,6 +68,21 @@ class FaultNodeController {
                         payload,
                         TriggerOptions.builder().delay(FIRST_LIFE_DELAY).build())
                 : runlane.trigger(EffectTask.class, payload);
+        return result.runId() + " " + result.outcome();
+    }
+
+    /**
+     * Triggers the debounced task for one key with the key's {@code seq}-th payload (S-DB-1); answers {@code <run id>
+     * <outcome>}, the outcome {@code CREATED} or {@code DEBOUNCED}.
+     */
+    @PostMapping("/faults/debounce")
+    String debounce(
+            @RequestParam String scenario,
+            @RequestParam String key,
+            @RequestParam long seq,
+            @RequestParam long workMillis) {
+        TriggerResult result =
+                runlane.trigger(DebounceTask.class, new DebounceTask.Payload(scenario, key, seq, workMillis));
         return result.runId() + " " + result.outcome();
     }
 

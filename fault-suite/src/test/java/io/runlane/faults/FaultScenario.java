@@ -55,7 +55,9 @@ record FaultScenario(
 
     /**
      * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
-     * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, all of them at once, and the failovers of a synchronously replicated pair: its
+     * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, {@code kill -9} and
+     * backend kills during bursts of debounced triggers, all of them at once, and the failovers of a synchronously
+     * replicated pair: its
      * primary killed, and its primary hung.
      */
     static List<FaultScenario> all() {
@@ -90,6 +92,13 @@ record FaultScenario(
                         Reexecution.CUT_ATTEMPTS,
                         Required.BULK_RESUME_KILL,
                         Workload.FAILING_FIRST_LIFE),
+                new FaultScenario(
+                        "debounce",
+                        List.of(Faults.kill(ANY_NODE), Faults.terminateBackends()),
+                        false,
+                        Reexecution.CUT_ATTEMPTS,
+                        Required.NOTHING,
+                        Workload.DEBOUNCED),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
                 new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),

@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>History</b> (S-RL-2, S-EX-1, S-EX-3, S-ST-3): replaying a run's events, an attempt is claimed only when
  *       no other holds the run, and every outcome but a lease expiry, and every recorded step, comes from the worker
  *       that holds the claim, so a zombie's completion or step that was accepted shows up here. The run succeeded
- *       exactly once. A {@code RESUMED} event (S-RV-1) may follow a {@code FAILED} or {@code CANCELLED} one, once.
+ *       exactly once. A {@code RESUMED} event (S-RV-1) may follow a {@code FAILED} or {@code CANCELLED} one, once;
+ *       a {@code DEBOUNCED} event (S-DB-3) comes only before the first claim.
  *   <li><b>No overlap</b> (S-EX-1, S-EX-7): two attempts of one run whose effects overlap are allowed only when the
  *       earlier attempt had lost its lease (its {@code LEASE_EXPIRED} event) before the later effect began.
  *   <li><b>Re-executions explained</b>: every effect of a run before its successful attempt belongs to an attempt
@@ -177,6 +178,14 @@ final class InvariantCheck {
                     expired.put(attempt, event.at());
                     endedBy.put(attempt, event.type());
                     holder = null;
+                }
+                case "DEBOUNCED" -> {
+                    // S-DB-3: a trigger folded into the pending run; a fold after the run's first claim changed it.
+                    if (holderAttempt > 0) {
+                        report.violation(
+                                run.id(),
+                                "folded a trigger (event " + event.seq() + ") after its first claim (S-DB-3)");
+                    }
                 }
                 case "CANCELLATION_REQUESTED", "IDEMPOTENCY_KEY_RESET" -> {
                     // Not an attempt's outcome; the suite requests neither.

@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  * passes; only answered triggers are promises the suite holds Runlane to. The {@link Workload} sets each key's
  * planned work and whether its handler works in a transactional step.
  */
-final class LoadDriver {
+final class LoadDriver implements TriggerLoad {
 
     static final int TRIGGERS_PER_KEY = 3;
 
@@ -95,8 +95,8 @@ final class LoadDriver {
         return plan.size() / TRIGGERS_PER_KEY;
     }
 
-    /** Sends every planned trigger; returns when each got an answer or gave up {@code giveUp} after the window. */
-    void run(Duration giveUp) throws InterruptedException {
+    @Override
+    public void run(Duration giveUp) throws InterruptedException {
         long start = System.nanoTime();
         long giveUpAt = start
                 + TimeUnit.MILLISECONDS.toNanos(
@@ -125,15 +125,18 @@ final class LoadDriver {
         return acks;
     }
 
-    int answered() {
+    @Override
+    public int answered() {
         return acks.values().stream().mapToInt(List::size).sum();
     }
 
-    int unanswered() {
+    @Override
+    public int unanswered() {
         return unanswered.get();
     }
 
-    int retries() {
+    @Override
+    public int retries() {
         return retries.get();
     }
 

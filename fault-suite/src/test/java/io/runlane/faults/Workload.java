@@ -25,13 +25,26 @@ enum Workload {
      * 300 keys whose runs fail their first life ({@link EffectTask.Payload#failFirstLife()}) and work 20 to 200 ms
      * once resumed: the failed runs a bulk resume acts on (S-RV-4).
      */
-    FAILING_FIRST_LIFE;
+    FAILING_FIRST_LIFE,
+
+    /**
+     * {@link DebounceLoad#KEYS} debounce keys of {@link DebounceTask}, each triggered in bursts ({@link DebounceLoad});
+     * the runs of every other key work 2 to 6 s, so that kills cut attempts in flight and some outlast the lease;
+     * the others work 20 to 200 ms.
+     */
+    DEBOUNCED;
+
+    /** Which runs are the workload's. */
+    Evidence.Selection runs() {
+        return this == DEBOUNCED ? Evidence.Selection.DEBOUNCED : Evidence.Selection.IDEMPOTENT;
+    }
 
     /** How many keys the load triggers at {@code rate} keys per second over {@code window}. */
     int keys(int rate, Duration window) {
         return switch (this) {
             case TRANSACTIONAL_STEPS -> 32;
             case FAILING_FIRST_LIFE -> 300;
+            case DEBOUNCED -> DebounceLoad.KEYS;
             case EFFECTS -> (int) (rate * window.toSeconds());
         };
     }
@@ -43,6 +56,9 @@ enum Workload {
         }
         if (this == FAILING_FIRST_LIFE) {
             return 20 + random.nextInt(180);
+        }
+        if (this == DEBOUNCED) {
+            return key % 2 == 1 ? 2000 + random.nextInt(4000) : 20 + random.nextInt(180);
         }
         return key % 10 == 5 ? 2500 + random.nextInt(7500) : 20 + random.nextInt(180);
     }
