@@ -13,12 +13,9 @@ import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.TraceContextCapture;
 import io.runlane.internal.lifecycle.RunTransitions;
-import io.runlane.internal.maintenance.CancellationGrace;
-import io.runlane.internal.maintenance.ExpiredLeases;
 import io.runlane.internal.maintenance.LeaseRescuer;
 import io.runlane.internal.maintenance.MaintenanceService;
 import io.runlane.internal.maintenance.PruningService;
-import io.runlane.internal.maintenance.RateLimitCreationPruner;
 import io.runlane.internal.maintenance.RunPruner;
 import io.runlane.internal.operations.IdempotencyKeyResets;
 import io.runlane.internal.query.RunListing;
@@ -44,7 +41,6 @@ import io.runlane.internal.wait.RunParking;
 import io.runlane.internal.wait.SignalWakeUps;
 import io.runlane.internal.worker.AttemptOutcomes;
 import io.runlane.internal.worker.BatchCompletions;
-import io.runlane.internal.worker.RetryPolicy;
 import io.runlane.internal.worker.RunClaims;
 import io.runlane.internal.worker.RunWorker;
 import java.time.Duration;
@@ -213,23 +209,11 @@ public final class RunlaneEngine implements AutoCloseable {
                 notifier,
                 loopTransactions,
                 durable);
-        ExpiredLeases expiredLeases = new ExpiredLeases(loopJdbc, sql, environment);
-        this.leaseRescuer = new LeaseRescuer(
-                expiredLeases, outcomes, tasks, new RetryPolicy(execution), execution.recoveryBatchSize(), listener);
-        LeaseRescuer rescuer = this.leaseRescuer;
-        worker.recoverExpiredLeasesWith(rescuer::rescueExpired);
         this.missedWakeUps = new MissedWakeUps(loopJdbc, sql, environment, notifier);
-        this.maintenance = new MaintenanceService(
-                leaseRescuer,
-                new CancellationGrace(
-                        expiredLeases,
-                        outcomes,
-                        execution.cancellationGrace(),
-                        execution.recoveryBatchSize(),
-                        listener),
-                missedWakeUps,
-                execution.recoveryBatchSize(),
-                execution.recoveryInterval());
+        this.maintenance = MaintenanceService.create(
+                loopJdbc, sql, environment, outcomes, tasks, execution, missedWakeUps, listener);
+        this.leaseRescuer = maintenance.rescuer();
+        worker.recoverExpiredLeasesWith(leaseRescuer::rescueExpired);
         this.pruning = new PruningService(
                 pruner,
                 pruningSettings.retention(),
@@ -237,21 +221,19 @@ public final class RunlaneEngine implements AutoCloseable {
                 pruningSettings.batchSize(),
                 pruningSettings.timeBudget(),
                 listener,
-                rateLimitCreationPruner(loopJdbc, sql, environment, tasks));
+                loopJdbc,
+                sql,
+                environment,
+                longestRateLimitPeriod(tasks));
     }
 
-    /**
-     * The pruner of the rate limits' expired creations (S-RT-5), by the longest period a declared task's rate limit
-     * has; {@code null} when no task declares one (a removed task's rows then stay until one does).
-     */
-    private static @Nullable RateLimitCreationPruner rateLimitCreationPruner(
-            JdbcClient jdbc, SqlTemplate sql, String environment, TaskRegistry tasks) {
+    /** The longest period a declared task's rate limit has, whose expired creations pruning deletes (S-RT-5). */
+    private static @Nullable Duration longestRateLimitPeriod(TaskRegistry tasks) {
         return tasks.all().stream()
                 .map(TaskDefinition::rateLimit)
                 .filter(java.util.Objects::nonNull)
                 .map(RateLimitPolicy::period)
                 .max(Duration::compareTo)
-                .map(longest -> new RateLimitCreationPruner(jdbc, sql, environment, longest))
                 .orElse(null);
     }
 

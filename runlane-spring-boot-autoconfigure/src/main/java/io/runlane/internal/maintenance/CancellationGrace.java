@@ -24,7 +24,7 @@ import org.apache.commons.logging.LogFactory;
  * lease, which the worker's heartbeats extend meanwhile. A successor waiting for the run (S-CP-3) therefore waits
  * until the handler returned or its worker stopped heartbeating and the lease expired.
  */
-public final class CancellationGrace {
+final class CancellationGrace {
 
     private static final Log logger = LogFactory.getLog(CancellationGrace.class);
 
@@ -38,7 +38,7 @@ public final class CancellationGrace {
 
     private final EngineListener listener;
 
-    public CancellationGrace(
+    CancellationGrace(
             ExpiredLeases runs, AttemptOutcomes outcomes, Duration grace, int batchSize, EngineListener listener) {
         this.runs = runs;
         this.outcomes = outcomes;

@@ -13,7 +13,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Finds running runs that maintenance must end: those whose lease has expired (S-EX-7), oldest expiry first, and those
  * that ignored their cancellation past the grace (S-CA-5), both from the small running-runs index.
  */
-public final class ExpiredLeases {
+final class ExpiredLeases {
 
     private static final String FIND = """
             SELECT * FROM {schema}.runs
@@ -44,7 +44,7 @@ public final class ExpiredLeases {
 
     private final String find;
 
-    public ExpiredLeases(JdbcClient jdbc, SqlTemplate sql, String environment) {
+    ExpiredLeases(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.find = sql.format(FIND);

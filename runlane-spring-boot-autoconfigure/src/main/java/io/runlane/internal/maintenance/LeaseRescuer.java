@@ -42,7 +42,7 @@ public final class LeaseRescuer {
 
     private final EngineListener listener;
 
-    public LeaseRescuer(
+    LeaseRescuer(
             ExpiredLeases expiredLeases,
             AttemptOutcomes outcomes,
             TaskRegistry tasks,

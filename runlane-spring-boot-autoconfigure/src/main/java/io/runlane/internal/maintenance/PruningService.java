@@ -2,6 +2,7 @@ package io.runlane.internal.maintenance;
 
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.SqlTemplate;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The automatic pruning job (S-OP-4, S-IK-9). Every interval (jittered) it deletes, per terminal status, runs older
@@ -88,8 +90,35 @@ public final class PruningService extends PeriodicJob {
         this(pruner, retention, interval, batchSize, timeBudget, listener, null);
     }
 
-    /** Also deletes the rate limits' expired creations on every tick, after the runs (S-RT-5). */
+    /**
+     * Also deletes the rate limits' expired creations on every tick, after the runs (S-RT-5): those older than
+     * {@code longestRateLimitPeriod}, the longest period a declared task's rate limit has; {@code null} when no task
+     * declares one (a removed task's rows then stay until one does).
+     */
     public PruningService(
+            RunPruner pruner,
+            Map<RunStatus, Duration> retention,
+            Duration interval,
+            int batchSize,
+            Duration timeBudget,
+            EngineListener listener,
+            JdbcClient jdbc,
+            SqlTemplate sql,
+            String environment,
+            @Nullable Duration longestRateLimitPeriod) {
+        this(
+                pruner,
+                retention,
+                interval,
+                batchSize,
+                timeBudget,
+                listener,
+                longestRateLimitPeriod == null
+                        ? null
+                        : new RateLimitCreationPruner(jdbc, sql, environment, longestRateLimitPeriod));
+    }
+
+    private PruningService(
             RunPruner pruner,
             Map<RunStatus, Duration> retention,
             Duration interval,

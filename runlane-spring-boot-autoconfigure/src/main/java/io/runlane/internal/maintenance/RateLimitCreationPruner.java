@@ -12,7 +12,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * pass reads that table (it has no index on the creation time alone) in batches of at most {@code batchSize}, each
  * its own auto-commit statement, until a batch deletes fewer rows or the time budget is spent.
  */
-public final class RateLimitCreationPruner {
+final class RateLimitCreationPruner {
 
     private static final String DELETE_EXPIRED = """
             DELETE FROM {schema}.rate_limit_creations d
@@ -31,7 +31,7 @@ public final class RateLimitCreationPruner {
 
     private final String deleteExpired;
 
-    public RateLimitCreationPruner(JdbcClient jdbc, SqlTemplate sql, String environment, Duration longestPeriod) {
+    RateLimitCreationPruner(JdbcClient jdbc, SqlTemplate sql, String environment, Duration longestPeriod) {
         this.jdbc = jdbc;
         this.environment = environment;
         this.longestPeriod = longestPeriod;
