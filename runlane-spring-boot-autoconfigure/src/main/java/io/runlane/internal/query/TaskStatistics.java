@@ -82,32 +82,36 @@ public final class TaskStatistics {
 
     /**
      * The series: one row per interval from the one holding {@code now - range} to the one holding now, aligned on
-     * the epoch by {@code date_bin} so that consecutive reads agree on the boundaries; intervals without finished runs
-     * come out with zeros from the {@code generate_series} they are joined to.
+     * the epoch ({@link #BUCKET_START}) so that consecutive reads agree on the boundaries; intervals without finished
+     * runs come out with zeros from the {@code generate_series} they are joined to.
      */
     private static final String SERIES = """
             WITH finished AS (
-                SELECT date_bin(make_interval(secs => :bucket_seconds), finished_at, :origin) AS bucket_start,
-                       status, {duration} AS duration_ms
+                SELECT {bucket_of_finished} AS bucket_start, status, {duration} AS duration_ms
                 FROM {schema}.runs
                 WHERE environment = :environment AND finished_at IS NOT NULL {filter}
-                  AND finished_at >= date_bin(make_interval(secs => :bucket_seconds),
-                                              statement_timestamp() - make_interval(secs => :range_seconds), :origin)
+                  AND finished_at >= {first_bucket}
             )
             SELECT b.bucket_start,
                    count(f.status) AS finished,
                    count(*) FILTER (WHERE f.status = 'FAILED') AS failed,
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY f.duration_ms) AS p50_ms,
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY f.duration_ms) AS p95_ms
-            FROM generate_series(
-                     date_bin(make_interval(secs => :bucket_seconds),
-                              statement_timestamp() - make_interval(secs => :range_seconds), :origin),
-                     statement_timestamp(),
-                     make_interval(secs => :bucket_seconds)) AS b(bucket_start)
+            FROM generate_series({first_bucket}, statement_timestamp(), make_interval(secs => :bucket_seconds))
+                     AS b(bucket_start)
             LEFT JOIN finished f ON f.bucket_start = b.bucket_start
             GROUP BY b.bucket_start
             ORDER BY b.bucket_start
             """;
+
+    /**
+     * The start of the {@code :bucket_seconds}-long interval holding {@code {at}}, intervals being laid end to end from
+     * {@code :origin}: the boundaries {@code date_bin} gives, in arithmetic PostgreSQL 13 has ({@code date_bin} came
+     * with 14). A stable expression of the statement's time and parameters, so a lower bound made of it is an index
+     * range condition.
+     */
+    static final String BUCKET_START = "(:origin + floor(extract(epoch FROM {at} - :origin) / :bucket_seconds)"
+            + " * make_interval(secs => :bucket_seconds))";
 
     private final JdbcClient jdbc;
 
@@ -125,7 +129,12 @@ public final class TaskStatistics {
         this.environment = environment;
         this.finishedByTask = sql.format(FINISHED_BY_TASK.replace("{duration}", DURATION_MS));
         this.activeByTask = sql.format(ACTIVE_BY_TASK);
-        String seriesSql = SERIES.replace("{duration}", DURATION_MS);
+        String seriesSql = SERIES.replace("{duration}", DURATION_MS)
+                .replace("{bucket_of_finished}", BUCKET_START.replace("{at}", "finished_at"))
+                .replace(
+                        "{first_bucket}",
+                        BUCKET_START.replace(
+                                "{at}", "(statement_timestamp() - make_interval(secs => :range_seconds))"));
         series.put(Scope.ALL, sql.format(seriesSql.replace("{filter}", "")));
         series.put(Scope.QUEUE, sql.format(seriesSql.replace("{filter}", "AND queue = :scope_value")));
         series.put(Scope.TASK, sql.format(seriesSql.replace("{filter}", "AND task_id = :scope_value")));
