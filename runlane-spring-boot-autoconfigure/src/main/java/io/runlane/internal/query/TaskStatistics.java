@@ -23,7 +23,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * included. Every query over finished runs reads only the range of {@code finished_at} it reports on, from the
  * covering partial indexes of changeset 021 ({@code runs_finished_at_idx} for all tasks or one queue, {@code
  * runs_task_finished_idx} for one task), so its cost follows the runs finished in the range, not the runs retained.
- * Active runs are counted from the partial indexes of waiting and running runs, as {@link RunStatistics} does.
+ * Active runs are counted from the partial indexes of waiting runs (with and without a throttle) and of leased
+ * running runs.
  */
 public final class TaskStatistics {
 
@@ -67,16 +68,29 @@ public final class TaskStatistics {
             GROUP BY task_id
             """;
 
+    /**
+     * The active runs per task and status, each branch matching the predicate of one partial index: waiting runs
+     * without a throttle ({@code runs_waiting_due_idx}) and with one ({@code runs_throttled_waiting_due_idx}, both
+     * since changeset 019), leased running runs ({@code runs_running_idx}). A branch over all waiting runs implies
+     * neither waiting index's predicate and is read by a sequential scan of the runs table.
+     */
     private static final String ACTIVE_BY_TASK = """
             SELECT task_id, status, count(*) AS runs
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
-            GROUP BY task_id, status
-            UNION ALL
-            SELECT task_id, status, count(*)
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-              AND lease_expires_at IS NOT NULL
+            FROM (SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING') AND throttle_key IS NULL
+                  UNION ALL
+                  SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
+                    AND throttle_key IS NOT NULL
+                  UNION ALL
+                  SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                    AND lease_expires_at IS NOT NULL) active
             GROUP BY task_id, status
             """;
 
