@@ -18,10 +18,10 @@ import io.runlane.TaskHandler;
 import io.runlane.autoconfigure.RunlaneProperties;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.util.List;
+import java.util.Map;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -105,25 +105,34 @@ class ConsoleTasksIntegrationTests {
 
     /**
      * {@code reports.build} (queue {@code reports}): four succeeded runs of 1, 2, 3 and 4 s and a failed one of 10 s
-     * finished 10 minutes ago, a succeeded one of 100 s 3 hours ago, one 10 days ago; a cancelled {@code
-     * invoices.send} run of 500 ms 2 days ago; one queued {@code reports.build} run.
+     * finished at the start of the current minute, a succeeded one of 100 s 2 hours before the start of the current
+     * 4-hour interval (2 to 6 hours ago), one 10 days ago; a cancelled {@code invoices.send} run of 500 ms 2 days ago;
+     * one queued {@code reports.build} run. The two recent moments are read from the database's clock and aligned on
+     * the epoch as the series are (S-CO-21), so the recent runs share one interval of every series, and the run of 2 to
+     * 6 hours ago falls in the previous 4-hour interval, wherever the clock is in the current one.
      */
     @BeforeAll
     void seed() {
         String schema = properties.getSchema().getName();
+        Map<String, Object> moments = jdbc.queryForMap("""
+                SELECT date_trunc('minute', now()) AS recent,
+                       to_timestamp(floor(extract(epoch FROM now()) / 14400) * 14400) - interval '2 hours' AS earlier,
+                       now() - interval '2 days' AS two_days_ago,
+                       now() - interval '10 days' AS ten_days_ago
+                """);
         String insert = """
                 INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
                                      created_at, updated_at, finished_at, attempts)
                 SELECT gen_random_uuid(), 'default', ?, ?, ?, '{}', 3, f, f - cast(? AS interval), f, f, 1
-                FROM (SELECT now() - cast(? AS interval) AS f) finished
+                FROM (SELECT cast(? AS timestamptz) AS f) finished
                 """.formatted(schema);
         for (String duration : List.of("1 second", "2 seconds", "3 seconds", "4 seconds")) {
-            jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", duration, "10 minutes");
+            jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", duration, moments.get("recent"));
         }
-        jdbc.update(insert, "reports.build", "reports", "FAILED", "10 seconds", "10 minutes");
-        jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", "100 seconds", "3 hours");
-        jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", "1 second", "10 days");
-        jdbc.update(insert, "invoices.send", "default", "CANCELLED", "500 milliseconds", "2 days");
+        jdbc.update(insert, "reports.build", "reports", "FAILED", "10 seconds", moments.get("recent"));
+        jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", "100 seconds", moments.get("earlier"));
+        jdbc.update(insert, "reports.build", "reports", "SUCCEEDED", "1 second", moments.get("ten_days_ago"));
+        jdbc.update(insert, "invoices.send", "default", "CANCELLED", "500 milliseconds", moments.get("two_days_ago"));
         runlane.trigger("reports.build", Payload.of("queued"));
         runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("nightly-report"));
     }
@@ -241,7 +250,6 @@ class ConsoleTasksIntegrationTests {
         Assertions.assertThat(starts.get(0)).endsWith(":00Z");
     }
 
-    @Disabled("Issue 32: the expected buckets depend on where the wall clock falls in the current interval")
     @Test
     @DisplayName("S-CO-21: 24 h and 7 d series, for all runs, one queue or one task")
     void seriesPerRangeAndScope() throws Exception {

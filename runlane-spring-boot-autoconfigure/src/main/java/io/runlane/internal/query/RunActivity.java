@@ -29,11 +29,12 @@ public final class RunActivity {
 
     /**
      * Terminal runs per status and interval since a moment before now. The range on {@code finished_at} per terminal
-     * status is served by {@code runs_finished_idx}; {@code date_bin} aligns the intervals on {@code :origin} so that
-     * consecutive reads agree on their boundaries.
+     * status is served by {@code runs_finished_idx}; the intervals are aligned on {@code :origin} (as {@code date_bin}
+     * would, in arithmetic PostgreSQL 13 has) so that consecutive reads agree on their boundaries.
      */
     private static final String FINISHED_SINCE = """
-            SELECT date_bin(make_interval(secs => :interval_seconds), finished_at, :origin) AS interval_start,
+            SELECT :origin + floor(extract(epoch FROM finished_at - :origin) / :interval_seconds)
+                             * make_interval(secs => :interval_seconds) AS interval_start,
                    status, count(*) AS runs
             FROM {schema}.runs
             WHERE environment = :environment

@@ -23,7 +23,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * included. Every query over finished runs reads only the range of {@code finished_at} it reports on, from the
  * covering partial indexes of changeset 021 ({@code runs_finished_at_idx} for all tasks or one queue, {@code
  * runs_task_finished_idx} for one task), so its cost follows the runs finished in the range, not the runs retained.
- * Active runs are counted from the partial indexes of waiting and running runs, as {@link RunStatistics} does.
+ * Active runs are counted from the partial indexes of waiting runs (with and without a throttle) and of leased
+ * running runs.
  */
 public final class TaskStatistics {
 
@@ -67,47 +68,64 @@ public final class TaskStatistics {
             GROUP BY task_id
             """;
 
+    /**
+     * The active runs per task and status, each branch matching the predicate of one partial index: waiting runs
+     * without a throttle ({@code runs_waiting_due_idx}) and with one ({@code runs_throttled_waiting_due_idx}, both
+     * since changeset 019), leased running runs ({@code runs_running_idx}). A branch over all waiting runs implies
+     * neither waiting index's predicate and is read by a sequential scan of the runs table.
+     */
     private static final String ACTIVE_BY_TASK = """
             SELECT task_id, status, count(*) AS runs
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
-            GROUP BY task_id, status
-            UNION ALL
-            SELECT task_id, status, count(*)
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-              AND lease_expires_at IS NOT NULL
+            FROM (SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING') AND throttle_key IS NULL
+                  UNION ALL
+                  SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
+                    AND throttle_key IS NOT NULL
+                  UNION ALL
+                  SELECT task_id, status
+                  FROM {schema}.runs
+                  WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                    AND lease_expires_at IS NOT NULL) active
             GROUP BY task_id, status
             """;
 
     /**
      * The series: one row per interval from the one holding {@code now - range} to the one holding now, aligned on
-     * the epoch by {@code date_bin} so that consecutive reads agree on the boundaries; intervals without finished runs
-     * come out with zeros from the {@code generate_series} they are joined to.
+     * the epoch ({@link #BUCKET_START}) so that consecutive reads agree on the boundaries; intervals without finished
+     * runs come out with zeros from the {@code generate_series} they are joined to.
      */
     private static final String SERIES = """
             WITH finished AS (
-                SELECT date_bin(make_interval(secs => :bucket_seconds), finished_at, :origin) AS bucket_start,
-                       status, {duration} AS duration_ms
+                SELECT {bucket_of_finished} AS bucket_start, status, {duration} AS duration_ms
                 FROM {schema}.runs
                 WHERE environment = :environment AND finished_at IS NOT NULL {filter}
-                  AND finished_at >= date_bin(make_interval(secs => :bucket_seconds),
-                                              statement_timestamp() - make_interval(secs => :range_seconds), :origin)
+                  AND finished_at >= {first_bucket}
             )
             SELECT b.bucket_start,
                    count(f.status) AS finished,
                    count(*) FILTER (WHERE f.status = 'FAILED') AS failed,
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY f.duration_ms) AS p50_ms,
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY f.duration_ms) AS p95_ms
-            FROM generate_series(
-                     date_bin(make_interval(secs => :bucket_seconds),
-                              statement_timestamp() - make_interval(secs => :range_seconds), :origin),
-                     statement_timestamp(),
-                     make_interval(secs => :bucket_seconds)) AS b(bucket_start)
+            FROM generate_series({first_bucket}, statement_timestamp(), make_interval(secs => :bucket_seconds))
+                     AS b(bucket_start)
             LEFT JOIN finished f ON f.bucket_start = b.bucket_start
             GROUP BY b.bucket_start
             ORDER BY b.bucket_start
             """;
+
+    /**
+     * The start of the {@code :bucket_seconds}-long interval holding {@code {at}}, intervals being laid end to end from
+     * {@code :origin}: the boundaries {@code date_bin} gives, in arithmetic PostgreSQL 13 has ({@code date_bin} came
+     * with 14). A stable expression of the statement's time and parameters, so a lower bound made of it is an index
+     * range condition.
+     */
+    static final String BUCKET_START = "(:origin + floor(extract(epoch FROM {at} - :origin) / :bucket_seconds)"
+            + " * make_interval(secs => :bucket_seconds))";
 
     private final JdbcClient jdbc;
 
@@ -125,7 +143,12 @@ public final class TaskStatistics {
         this.environment = environment;
         this.finishedByTask = sql.format(FINISHED_BY_TASK.replace("{duration}", DURATION_MS));
         this.activeByTask = sql.format(ACTIVE_BY_TASK);
-        String seriesSql = SERIES.replace("{duration}", DURATION_MS);
+        String seriesSql = SERIES.replace("{duration}", DURATION_MS)
+                .replace("{bucket_of_finished}", BUCKET_START.replace("{at}", "finished_at"))
+                .replace(
+                        "{first_bucket}",
+                        BUCKET_START.replace(
+                                "{at}", "(statement_timestamp() - make_interval(secs => :range_seconds))"));
         series.put(Scope.ALL, sql.format(seriesSql.replace("{filter}", "")));
         series.put(Scope.QUEUE, sql.format(seriesSql.replace("{filter}", "AND queue = :scope_value")));
         series.put(Scope.TASK, sql.format(seriesSql.replace("{filter}", "AND task_id = :scope_value")));
