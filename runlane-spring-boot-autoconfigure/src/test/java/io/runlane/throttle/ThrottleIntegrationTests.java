@@ -10,6 +10,8 @@ import io.runlane.InvalidKeyException;
 import io.runlane.Run;
 import io.runlane.RunAttempt;
 import io.runlane.RunContext;
+import io.runlane.RunEvent;
+import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
@@ -24,10 +26,13 @@ import io.runlane.testsupport.TestRunlane;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
@@ -122,12 +127,38 @@ class ThrottleIntegrationTests {
         }
     }
 
+    /** Released by a test that froze an instance with the first attempt of a {@link Freezing} run in hand. */
+    static volatile CountDownLatch thaw = new CountDownLatch(0);
+
+    /** Counted down when the first attempt of a {@link Freezing} run has started. */
+    static volatile CountDownLatch frozen = new CountDownLatch(0);
+
+    /**
+     * One start a {@link #FREEZING_PERIOD} for the whole task; its first attempt hangs until {@link #thaw} opens,
+     * as on an instance that froze with the attempt in hand.
+     */
+    @Task(id = "throttle.freezing", throttle = 1, throttlePeriod = "3s", maxAttempts = 2, backoff = "1ms")
+    public static class Freezing implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) throws InterruptedException {
+            STARTED.add(payload.label() + ":" + context.attempt());
+            if (context.attempt() == 1) {
+                frozen.countDown();
+                thaw.await(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static final Duration FREEZING_PERIOD = Duration.ofSeconds(3);
+
     public record Payload(String label, @Nullable String key) {}
 
     private final List<TestRunlane> instances = new ArrayList<>();
 
     @AfterEach
     void stop() {
+        thaw.countDown();
         instances.forEach(TestRunlane::stop);
         STARTED.clear();
         FAILURES.clear();
@@ -294,6 +325,61 @@ class ThrottleIntegrationTests {
         now.startWorker();
 
         awaitSucceeded(now, runs, Duration.ofSeconds(10));
+    }
+
+    @Test
+    @DisplayName("S-TH-1, S-EX-7: a run recovered after its lease expired counts again: its next attempt starts only"
+            + " once the first attempt's start has left the window")
+    void aRecoveredRunCountsAgain(
+            @FreshSchema("throttle_recovered") String schema, @Pool(size = 4) HikariDataSource dying)
+            throws InterruptedException {
+        ExecutionSettings execution = ExecutionSettings.defaults()
+                .withWorker(1, Duration.ofMillis(100))
+                .withLease(Duration.ofSeconds(1), Duration.ofMillis(200))
+                .withRecoveryInterval(Duration.ofMillis(100))
+                .withShutdownTimeout(Duration.ofMillis(500));
+        TestRunlane doomed = TestRunlane.withExecution(
+                dying, schema, UnaryOperator.identity(), execution, EngineListener.NONE, new Freezing());
+        instances.add(doomed);
+        TestRunlane survivor = TestRunlane.withExecution(
+                second, schema, UnaryOperator.identity(), execution, EngineListener.NONE, new Freezing());
+        instances.add(survivor);
+        Run run = survivor.template()
+                .trigger("throttle.freezing", new Payload("f", null))
+                .run();
+        thaw = new CountDownLatch(1);
+        frozen = new CountDownLatch(1);
+
+        doomed.startWorker();
+        assertThat(frozen.await(10, TimeUnit.SECONDS))
+                .as("the first attempt started")
+                .isTrue();
+        dying.close();
+        survivor.startWorker().startMaintenance();
+        Instant recovered = await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> survivor.template().runs().events(run.id()).stream()
+                                .filter(event -> event.type() == RunEventType.LEASE_EXPIRED)
+                                .map(RunEvent::createdAt)
+                                .findFirst()
+                                .orElse(null),
+                        at -> at != null);
+
+        awaitSucceeded(survivor, List.of(run), Duration.ofSeconds(15));
+
+        List<RunAttempt> attempts = survivor.template().runs().attempts(run.id()).stream()
+                .sorted(Comparator.comparingInt(RunAttempt::attempt))
+                .toList();
+        assertThat(attempts).hasSize(2);
+        Instant firstStart = attempts.get(0).startedAt();
+        assertThat(recovered)
+                .as("the run was due again well inside the first start's window")
+                .isBefore(firstStart.plus(FREEZING_PERIOD).minusMillis(500));
+        assertThat(Duration.between(firstStart, attempts.get(1).startedAt()))
+                .as("the recovered attempt waited for the first start to leave the window")
+                .isGreaterThanOrEqualTo(FREEZING_PERIOD);
+        assertThat(STARTED).containsExactly("f:1", "f:2");
     }
 
     @Test
