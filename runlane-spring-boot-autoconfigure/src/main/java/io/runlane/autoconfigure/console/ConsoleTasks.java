@@ -9,6 +9,8 @@ import io.runlane.internal.query.TaskStatistics;
 import io.runlane.internal.query.TaskStatistics.Bucket;
 import io.runlane.internal.query.TaskStatistics.Scope;
 import io.runlane.internal.query.TaskStatistics.TaskFigures;
+import io.runlane.internal.query.ThrottleBacklogs;
+import io.runlane.internal.query.ThrottleBacklogs.KeyBacklog;
 import io.runlane.internal.registry.DebouncePolicy;
 import io.runlane.internal.registry.RateLimitPolicy;
 import io.runlane.internal.registry.TaskDefinition;
@@ -63,13 +65,19 @@ final class ConsoleTasks {
     private static final List<String> KEY_RESOLVERS =
             List.of("idempotencyKey", "singletonKey", "concurrencyKey", "debounceKey", "rateLimitKey", "throttleKey");
 
+    /** The throttle keys listed per throttled task, those with the largest backlog first. */
+    static final int THROTTLED_KEYS = 5;
+
     private final RunlaneEngine engine;
 
     private final TaskStatistics statistics;
 
-    ConsoleTasks(RunlaneEngine engine, TaskStatistics statistics) {
+    private final ThrottleBacklogs throttleBacklogs;
+
+    ConsoleTasks(RunlaneEngine engine, TaskStatistics statistics, ThrottleBacklogs throttleBacklogs) {
         this.engine = engine;
         this.statistics = statistics;
+        this.throttleBacklogs = throttleBacklogs;
     }
 
     ServerResponse tasks(ServerRequest request) {
@@ -86,9 +94,17 @@ final class ConsoleTasks {
                                 .filter(schedule -> schedule.taskId().equals(task.id()))
                                 .map(TaskSchedule::of)
                                 .toList(),
-                        TaskFiguresView.of(finished.get(task.id()), active.getOrDefault(task.id(), Map.of()))))
+                        TaskFiguresView.of(finished.get(task.id()), active.getOrDefault(task.id(), Map.of())),
+                        throttledKeys(task)))
                 .toList();
         return ConsoleResponses.json(new TasksPage(range.label, range.length.toMillis(), tasks));
+    }
+
+    private List<KeyBacklog> throttledKeys(TaskDefinition task) {
+        ThrottlePolicy throttle = task.throttle();
+        return throttle == null
+                ? List.of()
+                : throttleBacklogs.keys(task.id(), throttle.limit(), throttle.period(), THROTTLED_KEYS);
     }
 
     /** {@code GET api/charts?range=1h|24h|7d} with at most one of {@code queue} and {@code task}. */
@@ -145,6 +161,8 @@ final class ConsoleTasks {
      * @param timeoutMillis its attempt timeout, {@code null} for the configured default
      * @param idempotencyKeyTtl its idempotency key retention ({@code active} or an ISO-8601 duration), {@code null}
      *     for the configured default
+     * @param throttledKeys a throttled task's keys with runs waiting to start, the largest backlogs first, each with
+     *     its starts in the current window and its next free slot (S-TH-1); empty without a throttle
      */
     record TaskEntry(
             String id,
@@ -163,10 +181,15 @@ final class ConsoleTasks {
             @Nullable LimitView rateLimit,
             @Nullable LimitView throttle,
             List<TaskSchedule> schedules,
-            TaskFiguresView figures) {
+            TaskFiguresView figures,
+            List<KeyBacklog> throttledKeys) {
 
         static TaskEntry of(
-                TaskDefinition task, List<String> keyResolvers, List<TaskSchedule> schedules, TaskFiguresView figures) {
+                TaskDefinition task,
+                List<String> keyResolvers,
+                List<TaskSchedule> schedules,
+                TaskFiguresView figures,
+                List<KeyBacklog> throttledKeys) {
             return new TaskEntry(
                     task.id(),
                     task.queue(),
@@ -186,7 +209,8 @@ final class ConsoleTasks {
                     LimitView.of(task.rateLimit()),
                     LimitView.of(task.throttle()),
                     schedules,
-                    figures);
+                    figures,
+                    throttledKeys);
         }
     }
 

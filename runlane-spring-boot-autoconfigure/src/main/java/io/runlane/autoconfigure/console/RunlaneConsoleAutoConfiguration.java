@@ -7,6 +7,7 @@ import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.query.RunActivity;
 import io.runlane.internal.query.TaskStatistics;
+import io.runlane.internal.query.ThrottleBacklogs;
 import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -63,10 +64,12 @@ public final class RunlaneConsoleAutoConfiguration {
             ConsoleReads reads,
             DataSource dataSource) {
         ConsoleSettings settings = settings(properties, environment);
-        TaskStatistics statistics = new TaskStatistics(
-                JdbcClient.create(dataSource),
-                new SqlTemplate(engine.settings().schema()),
-                engine.settings().environment());
+        JdbcClient jdbc = JdbcClient.create(dataSource);
+        SqlTemplate sql = new SqlTemplate(engine.settings().schema());
+        TaskStatistics statistics =
+                new TaskStatistics(jdbc, sql, engine.settings().environment());
+        ThrottleBacklogs throttleBacklogs =
+                new ThrottleBacklogs(jdbc, sql, engine.settings().environment());
         return new ConsoleRoutes(
                         settings,
                         new ConsoleApi(reads),
@@ -74,7 +77,7 @@ public final class RunlaneConsoleAutoConfiguration {
                         new ConsoleRecovery(engine.template(), reads),
                         reads.schedules(),
                         ConsolePage.load(),
-                        new ConsoleTasks(engine, statistics))
+                        new ConsoleTasks(engine, statistics, throttleBacklogs))
                 .routes();
     }
 

@@ -125,7 +125,7 @@ function taskRow(task, scope, range) {
         h('td', {},
             h('a', {class: 'strong task-chart-link', href: route(range, {kind: 'task', value: task.id}), text: task.id, title: 'Show the charts of this task'}),
             h('div', {class: 'muted small'}, 'queue ', h('a', {class: 'queue-chart-link', href: route(range, {kind: 'queue', value: task.queue}), text: task.queue}))),
-        h('td', {class: 'declaration'}, declaration(task)),
+        h('td', {class: 'declaration'}, declaration(task), throttledKeys(task)),
         h('td', {class: 'schedules'}, task.schedules.length === 0 ? h('span', {class: 'muted', text: '—'})
             : task.schedules.map(schedule => h('div', {class: 'small', dataset: {schedule: schedule.id}},
                 h('span', {class: 'strong', text: schedule.id}), ' ', h('code', {class: 'mono', text: schedule.expression}),
@@ -156,4 +156,15 @@ function declaration(task) {
     if (task.throttle) parts.push(`throttle ${task.throttle.limit} per ${formatDuration(task.throttle.periodMillis)}`);
     if (task.noRetryFor.length) parts.push('no retry for ' + task.noRetryFor.map(name => name.substring(name.lastIndexOf('.') + 1)).join(', '));
     return parts.map(text => h('div', {class: 'small', text}));
+}
+
+/** A throttled task's keys with runs waiting to start: backlog, starts in the window and next free slot (S-TH-1). */
+function throttledKeys(task) {
+    if (!task.throttle || task.throttledKeys.length === 0) return [];
+    return h('div', {class: 'throttled-keys small', dataset: {task: task.id}},
+        h('div', {class: 'muted', text: 'Throttled keys'}),
+        task.throttledKeys.map(entry => h('div', {class: 'throttled-key', dataset: {key: entry.key}},
+            h('code', {class: 'mono', text: entry.key === '' ? '(whole task)' : entry.key}),
+            h('span', {class: 'muted', text: ` ${entry.waiting} waiting · ${entry.startsInWindow} of ${task.throttle.limit} started in the last ${formatDuration(task.throttle.periodMillis)} · `}),
+            h('span', {class: 'next-free-slot', text: entry.nextFreeSlot === null ? 'may start now' : 'next start ' + formatAbsolute(entry.nextFreeSlot)}))));
 }
