@@ -340,6 +340,71 @@ class RateLimitIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-RT-3, S-RT-2: a fork at the limit is refused typed, naming task, key and time, and writes nothing")
+    void forkAtTheLimitIsRefused() {
+        String customer = unique("c");
+        TriggerResult first = export(customer);
+        export(customer);
+        export(customer);
+        runlane.finish(first.runId(), RunStatus.SUCCEEDED);
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(first.runId(), null))
+                .satisfies(ex -> {
+                    assertThat(ex.taskId()).isEqualTo("exports.build");
+                    assertThat(ex.rateLimitKey()).isEqualTo("customer." + customer);
+                    assertThat(ex.retryAfter())
+                            .isEqualTo(first.run().createdAt().plus(Duration.ofHours(1)));
+                });
+
+        assertThat(runlane.rowCounts()).isEqualTo(before);
+        assertThat(exportsOf(customer)).isEqualTo(3);
+        assertThat(creations("exports.build", "customer." + customer)).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("S-RT-3: a fork below the limit counts like a trigger: the trigger after the limit's forks is refused")
+    void forksCount() {
+        String customer = unique("c");
+        TriggerResult first = export(customer);
+        runlane.finish(first.runId(), RunStatus.SUCCEEDED);
+
+        Run fork = runlane.template().runs().fork(first.runId(), null);
+        Run second = runlane.template().runs().fork(first.runId(), null);
+
+        assertThat(List.of(fork.id(), second.id()))
+                .doesNotContain(first.runId())
+                .doesNotHaveDuplicates();
+        assertThat(creations("exports.build", "customer." + customer)).isEqualTo(3);
+        assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> export(customer));
+        assertThat(exportsOf(customer)).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("S-RT-3: a fork, rerun or retry given a rate-limit key in its options counts under that key")
+    void derivedRunsCountUnderTheOptionsKey() {
+        String customer = unique("c");
+        String key = unique("k");
+        TriggerOptions options = TriggerOptions.builder().rateLimitKey(key).build();
+        TriggerResult first = export(customer);
+        runlane.finish(first.runId(), RunStatus.FAILED);
+
+        runlane.template().runs().fork(first.runId(), null, options);
+        runlane.template().runs().rerun(first.runId(), options);
+        runlane.template().runs().retry(first.runId(), options);
+
+        assertThat(creations("exports.build", key)).isEqualTo(3);
+        assertThat(creations("exports.build", "customer." + customer)).isOne();
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(first.runId(), null, options))
+                .satisfies(ex -> assertThat(ex.rateLimitKey()).isEqualTo(key));
+        assertThat(export(customer).created())
+                .as("the resolver's key still has room")
+                .isTrue();
+    }
+
+    @Test
     @DisplayName("S-RT-3: a trigger in a caller's transaction that rolls back counts nothing")
     void rolledBackTriggersCountNothing() {
         String customer = unique("c");
