@@ -15,6 +15,7 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
+import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.autoconfigure.actuate.RunlaneMetrics;
@@ -90,6 +91,26 @@ class RateLimitIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    /** Debounced per topic, two runs per account per hour: a fold creates no run, so it counts nothing. */
+    @Task(id = "alerts.digest", debounce = "1h", rateLimit = 2, rateLimitPeriod = "1h")
+    public static class DigestAlerts implements TaskHandler<DigestAlerts.Payload> {
+
+        public record Payload(String topic, String account) {}
+
+        @Override
+        public String debounceKey(Payload payload) {
+            return payload.topic();
+        }
+
+        @Override
+        public String rateLimitKey(Payload payload) {
+            return payload.account();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
     @Pool(size = 40)
     private static HikariDataSource dataSource;
 
@@ -104,7 +125,9 @@ class RateLimitIntegrationTests {
 
     @BeforeAll
     static void start(@FreshSchema("rate_limits") String schema) {
-        Object[] handlers = {new BuildExport(), new SendDigest(), new SendPing(), new TestTasks.RefreshCustomer()};
+        Object[] handlers = {
+            new BuildExport(), new SendDigest(), new SendPing(), new DigestAlerts(), new TestTasks.RefreshCustomer()
+        };
         runlane = TestRunlane.withExecution(
                 dataSource,
                 schema,
@@ -402,6 +425,64 @@ class RateLimitIntegrationTests {
         assertThat(export(customer).created())
                 .as("the resolver's key still has room")
                 .isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "S-RT-3: a debounce fold counts nothing, and at the limit still answers DEBOUNCED with the pending run")
+    void debounceFoldsCountNothingEvenAtTheLimit() {
+        String account = unique("a");
+        String first = unique("topic");
+        TriggerResult pending = alert(first, account);
+        for (int i = 0; i < 3; i++) {
+            assertThat(alert(first, account).outcome()).isEqualTo(TriggerOutcome.DEBOUNCED);
+        }
+        assertThat(alert(unique("topic"), account).created())
+                .as("the folds took no room")
+                .isTrue();
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        TriggerResult folded = alert(first, account);
+
+        assertThat(folded.outcome()).isEqualTo(TriggerOutcome.DEBOUNCED);
+        assertThat(folded.runId()).isEqualTo(pending.runId());
+        assertThat(runlane.rowCounts().runs()).isEqualTo(before.runs());
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .as("a trigger that would create a run is refused")
+                .isThrownBy(() -> alert(unique("topic"), account));
+    }
+
+    @RepeatedTest(2)
+    @DisplayName("S-RT-4, S-RT-3: debounced triggers of many keys on two instances create exactly N pending runs")
+    void debouncedTriggersAreExactUnderAStorm() {
+        String account = unique("a");
+
+        List<Outcome<TriggerResult>> outcomes = Concurrently.run(
+                32,
+                i -> () -> (i % 2 == 0 ? runlane : other)
+                        .template()
+                        .trigger(DigestAlerts.class, new DigestAlerts.Payload("topic-" + i + "-" + account, account)));
+
+        assertThat(outcomes.stream().filter(outcome -> !outcome.failed()))
+                .hasSize(2)
+                .allSatisfy(outcome -> assertThat(outcome.value().created()).isTrue());
+        assertThat(outcomes.stream().filter(Outcome::failed))
+                .hasSize(30)
+                .allSatisfy(outcome -> assertThat(outcome.failure()).isInstanceOf(RateLimitExceededException.class));
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        assertThat(runlane.jdbc()
+                        .queryForObject(
+                                "SELECT count(*) FROM " + runlane.schema()
+                                        + ".runs WHERE task_id = 'alerts.digest' AND payload ->> 'account' = ?",
+                                Long.class,
+                                account))
+                .isEqualTo(2);
+    }
+
+    private static TriggerResult alert(String topic, String account) {
+        return runlane.template().trigger(DigestAlerts.class, new DigestAlerts.Payload(topic, account));
     }
 
     @Test
