@@ -481,6 +481,30 @@ class RateLimitIntegrationTests {
                 .isEqualTo(2);
     }
 
+    @Test
+    @DisplayName("S-RT-2: a batch whose debounced item is over its key's limit fails as a whole and writes nothing")
+    void batchWithADebouncedItemOverTheLimit() {
+        String account = unique("a");
+        alert(unique("topic"), account);
+        String digest = unique("d");
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template()
+                        .triggerAll(List.of(
+                                TriggerRequest.of("digests.send", new SendDigest.Payload(digest)),
+                                TriggerRequest.of("alerts.digest", new DigestAlerts.Payload(unique("topic"), account)),
+                                TriggerRequest.of(
+                                        "alerts.digest", new DigestAlerts.Payload(unique("topic"), account)))))
+                .satisfies(ex -> {
+                    assertThat(ex.taskId()).isEqualTo("alerts.digest");
+                    assertThat(ex.rateLimitKey()).isEqualTo(account);
+                });
+
+        assertThat(runlane.rowCounts()).isEqualTo(before);
+        assertThat(creations("alerts.digest", account)).isOne();
+    }
+
     private static TriggerResult alert(String topic, String account) {
         return runlane.template().trigger(DigestAlerts.class, new DigestAlerts.Payload(topic, account));
     }

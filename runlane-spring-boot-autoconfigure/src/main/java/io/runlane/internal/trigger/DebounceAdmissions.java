@@ -1,6 +1,7 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.DebounceMode;
+import io.runlane.RateLimitExceededException;
 import io.runlane.Run;
 import io.runlane.SingletonConflictException;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
@@ -219,11 +220,17 @@ final class DebounceAdmissions {
         });
     }
 
-    /** S-TR-6: a singleton conflict under {@code FAIL} rolls the whole batch back. */
+    /**
+     * S-TR-6, S-RT-2: a singleton conflict under {@code FAIL}, or an item over its rate limit, rolls the whole batch
+     * back.
+     */
     private Admission admitInBatch(NewRun run) {
         Admission answer = admit(run);
         if (answer instanceof Admission.SingletonHeld held) {
             throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+        }
+        if (answer instanceof Admission.RateLimited limited) {
+            throw new RateLimitExceededException(run.taskId(), limited.rateLimitKey(), limited.retryAfter());
         }
         return answer;
     }
