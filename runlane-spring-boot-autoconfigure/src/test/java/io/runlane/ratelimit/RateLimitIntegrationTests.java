@@ -510,6 +510,24 @@ class RateLimitIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-RT-1: a rate-limit key given to a fork or rerun of a task without a limit fails and writes nothing")
+    void derivedRunKeyForATaskWithoutALimitFails() {
+        TriggerResult source = runlane.template()
+                .trigger(TestTasks.RefreshCustomer.class, new TestTasks.RefreshCustomer.Payload(unique("c")));
+        runlane.finish(source.runId(), RunStatus.SUCCEEDED);
+        TriggerOptions options = TriggerOptions.builder().rateLimitKey("k").build();
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(ConfigurationInvalidException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(source.runId(), null, options))
+                .satisfies(ex -> assertThat(ex.getMessage()).contains("rateLimitKey"));
+        assertThatExceptionOfType(ConfigurationInvalidException.class)
+                .isThrownBy(() -> runlane.template().runs().rerun(source.runId(), options))
+                .satisfies(ex -> assertThat(ex.getMessage()).contains("rateLimitKey"));
+        assertThat(runlane.rowCounts()).isEqualTo(before);
+    }
+
+    @Test
     @DisplayName("S-RT-3: a trigger in a caller's transaction that rolls back counts nothing")
     void rolledBackTriggersCountNothing() {
         String customer = unique("c");
