@@ -43,9 +43,13 @@ public interface ScheduleOperations {
 
     /**
      * Triggers one run of the schedule's task and payload now, outside its occurrence sequence: the next fire time,
-     * the last run and the overlap policy are left alone, and the run has no idempotency key.
+     * the last run and the overlap policy are left alone, and the run has no idempotency key. It is a trigger like any
+     * other: where a scheduled fire would be skipped, it fails to its caller (S-SC-11).
      *
      * @throws ScheduleNotFoundException when there is no such schedule
+     * @throws RateLimitExceededException when the task's rate limit has no room (S-RT-2); nothing is written
+     * @throws SingletonConflictException when another active run holds the task's singleton key and its conflict
+     *     policy is {@code FAIL} (S-SK-2)
      */
     TriggerResult triggerNow(String id);
 }

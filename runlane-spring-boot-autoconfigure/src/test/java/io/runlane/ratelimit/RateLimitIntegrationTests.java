@@ -15,6 +15,7 @@ import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
 import io.runlane.TriggerOptions;
+import io.runlane.TriggerOutcome;
 import io.runlane.TriggerRequest;
 import io.runlane.TriggerResult;
 import io.runlane.autoconfigure.actuate.RunlaneMetrics;
@@ -90,6 +91,26 @@ class RateLimitIntegrationTests {
         public void run(Payload payload, RunContext context) {}
     }
 
+    /** Debounced per topic, two runs per account per hour: a fold creates no run, so it counts nothing. */
+    @Task(id = "alerts.digest", debounce = "1h", rateLimit = 2, rateLimitPeriod = "1h")
+    public static class DigestAlerts implements TaskHandler<DigestAlerts.Payload> {
+
+        public record Payload(String topic, String account) {}
+
+        @Override
+        public String debounceKey(Payload payload) {
+            return payload.topic();
+        }
+
+        @Override
+        public String rateLimitKey(Payload payload) {
+            return payload.account();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
     @Pool(size = 40)
     private static HikariDataSource dataSource;
 
@@ -104,7 +125,9 @@ class RateLimitIntegrationTests {
 
     @BeforeAll
     static void start(@FreshSchema("rate_limits") String schema) {
-        Object[] handlers = {new BuildExport(), new SendDigest(), new SendPing(), new TestTasks.RefreshCustomer()};
+        Object[] handlers = {
+            new BuildExport(), new SendDigest(), new SendPing(), new DigestAlerts(), new TestTasks.RefreshCustomer()
+        };
         runlane = TestRunlane.withExecution(
                 dataSource,
                 schema,
@@ -337,6 +360,171 @@ class RateLimitIntegrationTests {
         assertThatExceptionOfType(RateLimitExceededException.class)
                 .isThrownBy(() -> runlane.template().runs().rerun(first.runId()));
         assertThat(exportsOf(customer)).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("S-RT-3, S-RT-2: a fork at the limit is refused typed, naming task, key and time, and writes nothing")
+    void forkAtTheLimitIsRefused() {
+        String customer = unique("c");
+        TriggerResult first = export(customer);
+        export(customer);
+        export(customer);
+        runlane.finish(first.runId(), RunStatus.SUCCEEDED);
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(first.runId(), null))
+                .satisfies(ex -> {
+                    assertThat(ex.taskId()).isEqualTo("exports.build");
+                    assertThat(ex.rateLimitKey()).isEqualTo("customer." + customer);
+                    assertThat(ex.retryAfter())
+                            .isEqualTo(first.run().createdAt().plus(Duration.ofHours(1)));
+                });
+
+        assertThat(runlane.rowCounts()).isEqualTo(before);
+        assertThat(exportsOf(customer)).isEqualTo(3);
+        assertThat(creations("exports.build", "customer." + customer)).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("S-RT-3: a fork below the limit counts like a trigger: the trigger after the limit's forks is refused")
+    void forksCount() {
+        String customer = unique("c");
+        TriggerResult first = export(customer);
+        runlane.finish(first.runId(), RunStatus.SUCCEEDED);
+
+        Run fork = runlane.template().runs().fork(first.runId(), null);
+        Run second = runlane.template().runs().fork(first.runId(), null);
+
+        assertThat(List.of(fork.id(), second.id()))
+                .doesNotContain(first.runId())
+                .doesNotHaveDuplicates();
+        assertThat(creations("exports.build", "customer." + customer)).isEqualTo(3);
+        assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> export(customer));
+        assertThat(exportsOf(customer)).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("S-RT-3: a fork, rerun or retry given a rate-limit key in its options counts under that key")
+    void derivedRunsCountUnderTheOptionsKey() {
+        String customer = unique("c");
+        String key = unique("k");
+        TriggerOptions options = TriggerOptions.builder().rateLimitKey(key).build();
+        TriggerResult first = export(customer);
+        runlane.finish(first.runId(), RunStatus.FAILED);
+
+        runlane.template().runs().fork(first.runId(), null, options);
+        runlane.template().runs().rerun(first.runId(), options);
+        runlane.template().runs().retry(first.runId(), options);
+
+        assertThat(creations("exports.build", key)).isEqualTo(3);
+        assertThat(creations("exports.build", "customer." + customer)).isOne();
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(first.runId(), null, options))
+                .satisfies(ex -> assertThat(ex.rateLimitKey()).isEqualTo(key));
+        assertThat(export(customer).created())
+                .as("the resolver's key still has room")
+                .isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "S-RT-3: a debounce fold counts nothing, and at the limit still answers DEBOUNCED with the pending run")
+    void debounceFoldsCountNothingEvenAtTheLimit() {
+        String account = unique("a");
+        String first = unique("topic");
+        TriggerResult pending = alert(first, account);
+        for (int i = 0; i < 3; i++) {
+            assertThat(alert(first, account).outcome()).isEqualTo(TriggerOutcome.DEBOUNCED);
+        }
+        assertThat(alert(unique("topic"), account).created())
+                .as("the folds took no room")
+                .isTrue();
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        TriggerResult folded = alert(first, account);
+
+        assertThat(folded.outcome()).isEqualTo(TriggerOutcome.DEBOUNCED);
+        assertThat(folded.runId()).isEqualTo(pending.runId());
+        assertThat(runlane.rowCounts().runs()).isEqualTo(before.runs());
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .as("a trigger that would create a run is refused")
+                .isThrownBy(() -> alert(unique("topic"), account));
+    }
+
+    @RepeatedTest(2)
+    @DisplayName("S-RT-4, S-RT-3: debounced triggers of many keys on two instances create exactly N pending runs")
+    void debouncedTriggersAreExactUnderAStorm() {
+        String account = unique("a");
+
+        List<Outcome<TriggerResult>> outcomes = Concurrently.run(
+                32,
+                i -> () -> (i % 2 == 0 ? runlane : other)
+                        .template()
+                        .trigger(DigestAlerts.class, new DigestAlerts.Payload("topic-" + i + "-" + account, account)));
+
+        assertThat(outcomes.stream().filter(outcome -> !outcome.failed()))
+                .hasSize(2)
+                .allSatisfy(outcome -> assertThat(outcome.value().created()).isTrue());
+        assertThat(outcomes.stream().filter(Outcome::failed))
+                .hasSize(30)
+                .allSatisfy(outcome -> assertThat(outcome.failure()).isInstanceOf(RateLimitExceededException.class));
+        assertThat(creations("alerts.digest", account)).isEqualTo(2);
+        assertThat(runlane.jdbc()
+                        .queryForObject(
+                                "SELECT count(*) FROM " + runlane.schema()
+                                        + ".runs WHERE task_id = 'alerts.digest' AND payload ->> 'account' = ?",
+                                Long.class,
+                                account))
+                .isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("S-RT-2: a batch whose debounced item is over its key's limit fails as a whole and writes nothing")
+    void batchWithADebouncedItemOverTheLimit() {
+        String account = unique("a");
+        alert(unique("topic"), account);
+        String digest = unique("d");
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> runlane.template()
+                        .triggerAll(List.of(
+                                TriggerRequest.of("digests.send", new SendDigest.Payload(digest)),
+                                TriggerRequest.of("alerts.digest", new DigestAlerts.Payload(unique("topic"), account)),
+                                TriggerRequest.of(
+                                        "alerts.digest", new DigestAlerts.Payload(unique("topic"), account)))))
+                .satisfies(ex -> {
+                    assertThat(ex.taskId()).isEqualTo("alerts.digest");
+                    assertThat(ex.rateLimitKey()).isEqualTo(account);
+                });
+
+        assertThat(runlane.rowCounts()).isEqualTo(before);
+        assertThat(creations("alerts.digest", account)).isOne();
+    }
+
+    private static TriggerResult alert(String topic, String account) {
+        return runlane.template().trigger(DigestAlerts.class, new DigestAlerts.Payload(topic, account));
+    }
+
+    @Test
+    @DisplayName("S-RT-1: a rate-limit key given to a fork or rerun of a task without a limit fails and writes nothing")
+    void derivedRunKeyForATaskWithoutALimitFails() {
+        TriggerResult source = runlane.template()
+                .trigger(TestTasks.RefreshCustomer.class, new TestTasks.RefreshCustomer.Payload(unique("c")));
+        runlane.finish(source.runId(), RunStatus.SUCCEEDED);
+        TriggerOptions options = TriggerOptions.builder().rateLimitKey("k").build();
+        TestRunlane.RowCounts before = runlane.rowCounts();
+
+        assertThatExceptionOfType(ConfigurationInvalidException.class)
+                .isThrownBy(() -> runlane.template().runs().fork(source.runId(), null, options))
+                .satisfies(ex -> assertThat(ex.getMessage()).contains("rateLimitKey"));
+        assertThatExceptionOfType(ConfigurationInvalidException.class)
+                .isThrownBy(() -> runlane.template().runs().rerun(source.runId(), options))
+                .satisfies(ex -> assertThat(ex.getMessage()).contains("rateLimitKey"));
+        assertThat(runlane.rowCounts()).isEqualTo(before);
     }
 
     @Test

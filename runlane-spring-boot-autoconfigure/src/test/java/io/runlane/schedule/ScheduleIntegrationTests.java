@@ -63,7 +63,7 @@ class ScheduleIntegrationTests {
         }
 
         @Override
-        public void scheduleSkipped(String scheduleId, String taskId) {
+        public void scheduleSkipped(String scheduleId, String taskId, ScheduleSkipReason reason) {
             skipped.merge(scheduleId, 1, Integer::sum);
         }
     }

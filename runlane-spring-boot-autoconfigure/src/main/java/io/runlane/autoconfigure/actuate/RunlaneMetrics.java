@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * times attempts ({@code runlane.attempt.duration}) and the delay from a run being due to an attempt starting
  * ({@code runlane.trigger.start.delay}, tag {@code task}), and counts pruned runs ({@code runlane.runs.pruned}, tag
  * {@code trigger} = {@code automatic} or {@code operator}) and recovered leases ({@code runlane.leases.recovered}),
- * counts schedule occurrences fired and skipped ({@code runlane.schedule.fires}, {@code runlane.schedule.skips}) and
- * times how late occurrences fired ({@code runlane.schedule.lag}), tags {@code schedule} and {@code task}.
+ * counts schedule occurrences fired and skipped ({@code runlane.schedule.fires}, {@code runlane.schedule.skips}, the
+ * latter also tagged {@code reason} = {@code overlap}, {@code singleton} or {@code rate_limited}) and times how late
+ * occurrences fired ({@code runlane.schedule.lag}), tags {@code schedule} and {@code task}.
  * As a {@link MeterBinder} it gauges each declared queue's waiting runs ({@code runlane.queue.depth}) and the age of
  * its oldest due run ({@code runlane.queue.oldest.due.age}), tag {@code queue}.
  *
@@ -117,7 +118,8 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
                 .description("Schedule occurrences that created (or found) their run, by schedule and task")
                 .withRegistry(registry);
         this.scheduleSkips = Counter.builder("runlane.schedule.skips")
-                .description("Schedule occurrences skipped because the previous run was active")
+                .description("Schedule occurrences skipped, by reason: overlap (the previous run was active),"
+                        + " singleton (another run held the singleton key), rate_limited (the task's rate limit)")
                 .withRegistry(registry);
         this.scheduleLag = Timer.builder("runlane.schedule.lag")
                 .description("Time from a schedule occurrence to its firing")
@@ -197,8 +199,10 @@ public final class RunlaneMetrics implements EngineListener, MeterBinder {
     }
 
     @Override
-    public void scheduleSkipped(String scheduleId, String taskId) {
-        scheduleSkips.withTags("schedule", scheduleId, "task", taskId).increment();
+    public void scheduleSkipped(String scheduleId, String taskId, ScheduleSkipReason reason) {
+        scheduleSkips
+                .withTags("schedule", scheduleId, "task", taskId, "reason", reason.tag())
+                .increment();
     }
 
     /** The last statistics answer, refreshed on demand at most once per interval. */

@@ -72,8 +72,8 @@ public final class CompositeEngineListener implements EngineListener {
     }
 
     @Override
-    public void scheduleSkipped(String scheduleId, String taskId) {
-        each(listener -> listener.scheduleSkipped(scheduleId, taskId));
+    public void scheduleSkipped(String scheduleId, String taskId, ScheduleSkipReason reason) {
+        each(listener -> listener.scheduleSkipped(scheduleId, taskId, reason));
     }
 
     private void each(java.util.function.Consumer<EngineListener> call) {

@@ -3,6 +3,7 @@ package io.runlane.internal.kernel;
 import io.runlane.RunStatus;
 import io.runlane.TriggerOutcome;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.UUID;
 
 /**
@@ -56,6 +57,27 @@ public interface EngineListener {
     /** A schedule's occurrence created or returned a run, {@code lag} after the occurrence's time (S-SC-2). */
     default void scheduleFired(String scheduleId, String taskId, Duration lag) {}
 
-    /** A schedule's occurrence was skipped because the schedule's previous run was active (S-SC-3). */
-    default void scheduleSkipped(String scheduleId, String taskId) {}
+    /**
+     * A schedule's occurrence was skipped, creating no run, for {@code reason}: the schedule's previous run was active
+     * (S-SC-3), another run held the task's singleton key, or the task's rate limit refused the run (S-SC-10).
+     */
+    default void scheduleSkipped(String scheduleId, String taskId, ScheduleSkipReason reason) {}
+
+    /**
+     * Why a schedule's occurrence was skipped (S-SC-3, S-SC-10): the {@code reason} tag of {@code
+     * runlane.schedule.skips}, so that an operator can tell an overlap from a rate limit that is set too low.
+     */
+    enum ScheduleSkipReason {
+        /** {@code SKIP}: the schedule's previous run was still active (S-SC-3). */
+        OVERLAP,
+        /** Another active run held the task's singleton key (S-SC-10). */
+        SINGLETON,
+        /** The task's rate limit refused the run (S-SC-10, S-RT-3). */
+        RATE_LIMITED;
+
+        /** The tag value: the name in lower case. */
+        public String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 }

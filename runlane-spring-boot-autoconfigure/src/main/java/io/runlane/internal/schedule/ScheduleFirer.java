@@ -2,6 +2,7 @@ package io.runlane.internal.schedule;
 
 import io.runlane.IdempotencyKeyTtl;
 import io.runlane.OverlapPolicy;
+import io.runlane.RateLimitExceededException;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneException;
 import io.runlane.RunlaneTemplate;
@@ -10,6 +11,8 @@ import io.runlane.SingletonConflictPolicy;
 import io.runlane.TriggerOptions;
 import io.runlane.TriggerResult;
 import io.runlane.internal.kernel.EngineListener;
+import io.runlane.internal.kernel.EngineListener.ScheduleSkipReason;
+import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.ScheduleSettings;
 import io.runlane.internal.lifecycle.RunTransitions;
 import io.runlane.internal.registry.PayloadCodec;
@@ -46,7 +49,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>For each occurrence, apply the overlap policy against the schedule's last run (S-SC-3) and trigger the
  *       task through the ordinary trigger path, which joins this transaction, with the idempotency key {@code
  *       schedule.<id>.<occurrence epoch millis>}: even a second firer that somehow got the same occurrence would get
- *       the same run back.
+ *       the same run back. An occurrence that another run's singleton key or the task's rate limit refuses is
+ *       skipped (S-SC-10): it creates no run, counts in the schedule's skips, and the schedule moves on.
  *   <li>Advance {@code next_fire_at} and record the last fire, last run and skips, and commit: the runs and the
  *       schedule's progress become visible together, or not at all.
  *   <li>Repeat until nothing is due, then sleep until the earliest known next fire time or the poll interval,
@@ -232,11 +236,14 @@ public final class ScheduleFirer implements SmartLifecycle {
         Instant lastFire = null;
         UUID newLastRun = null;
         int skipped = 0;
+        int rateLimited = 0;
+        RateLimitExceededException lastRefusal = null;
         for (Instant occurrence : plan.fire()) {
             lastFire = occurrence;
             if (lastActive && schedule.overlap() == OverlapPolicy.SKIP) {
                 skipped++;
-                reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
+                reports.add(
+                        () -> listener.scheduleSkipped(schedule.id(), schedule.taskId(), ScheduleSkipReason.OVERLAP));
                 continue;
             }
             try {
@@ -255,7 +262,14 @@ public final class ScheduleFirer implements SmartLifecycle {
                 reports.add(() -> listener.scheduleFired(schedule.id(), schedule.taskId(), lag));
             } catch (SingletonConflictException ex) {
                 skipped++;
-                reports.add(() -> listener.scheduleSkipped(schedule.id(), schedule.taskId()));
+                reports.add(
+                        () -> listener.scheduleSkipped(schedule.id(), schedule.taskId(), ScheduleSkipReason.SINGLETON));
+            } catch (RateLimitExceededException ex) {
+                skipped++;
+                rateLimited++;
+                lastRefusal = ex;
+                reports.add(() ->
+                        listener.scheduleSkipped(schedule.id(), schedule.taskId(), ScheduleSkipReason.RATE_LIMITED));
             } catch (RunlaneException ex) {
                 logger.warn(
                         "Runlane schedule '" + schedule.id() + "' could not trigger its occurrence " + occurrence
@@ -263,8 +277,24 @@ public final class ScheduleFirer implements SmartLifecycle {
                         ex);
             }
         }
+        if (lastRefusal != null) {
+            reports.add(rateLimitedReport(schedule, rateLimited, lastRefusal));
+        }
         store.advance(schedule.id(), plan.next(), lastFire, newLastRun, skipped);
         return true;
+    }
+
+    /**
+     * S-SC-10: one line per schedule and firing transaction, written after it commits, for the occurrences the task's
+     * rate limit refused: they are skipped like a singleton conflict, and the schedule moves on to its next fire.
+     */
+    private static Runnable rateLimitedReport(StoredSchedule schedule, int occurrences, RateLimitExceededException ex) {
+        String key = ex.rateLimitKey() == null ? "" : " (rate-limit key '" + ex.rateLimitKey() + "')";
+        String message = "Runlane schedule '" + schedule.id() + "' skipped " + occurrences + " occurrence"
+                + (occurrences == 1 ? "" : "s") + ": task '" + schedule.taskId() + "'" + key
+                + " is at its rate limit; it has room again at " + ex.retryAfter() + " (S-SC-10, "
+                + Guarantees.link("S-SC-10") + ")";
+        return () -> logger.info(message);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.DebounceMode;
+import io.runlane.RateLimitExceededException;
 import io.runlane.Run;
 import io.runlane.SingletonConflictException;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
@@ -34,10 +35,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * {@code LATEST} mode, counts the fold and appends a {@code DEBOUNCED} event). A trigger that meets a pending run a
  * worker is claiming at that moment waits for the claim's row lock; PostgreSQL then checks the index again and, the
  * run being claimed, inserts the next pending run instead (S-DB-3, S-DB-4). A trigger with an idempotency or singleton
- * key, whose insert other unique indexes arbitrate too, takes the lock in a statement of its own, in a transaction
- * (the caller's when active): one statement then answers with the key's owner (S-DB-5) or folds into the pending run,
- * and only when it did neither is the pending run admitted like any run ({@link RunAdmissions}), with its singleton
- * conflict policy.
+ * key, whose insert other unique indexes arbitrate too, or of a rate-limited task, whose rate limit must count the
+ * pending run's creation (S-RT-3), takes the lock in a statement of its own, in a transaction (the caller's when
+ * active): one statement then answers with the key's owner (S-DB-5) or folds into the pending run, and only when it
+ * did neither is the pending run admitted like any run ({@link RunAdmissions}), with its singleton conflict policy
+ * and under its rate limit. A fold creates no run, so the rate limit neither counts nor refuses it.
  */
 final class DebounceAdmissions {
 
@@ -166,7 +168,7 @@ final class DebounceAdmissions {
     /** Admits one debounced run: {@code Created}, {@code Debounced}, or an answer of {@link RunAdmissions}. */
     Admission admit(NewRun run) {
         DebounceTerms terms = terms(run);
-        if (run.idempotencyKey() != null || run.singletonKey() != null) {
+        if (run.idempotencyKey() != null || run.singletonKey() != null || run.rateLimit() != null) {
             return transactions.execute(status -> admitKeyed(run, terms));
         }
         if (transactions.isSessionDefault() || TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -218,11 +220,17 @@ final class DebounceAdmissions {
         });
     }
 
-    /** S-TR-6: a singleton conflict under {@code FAIL} rolls the whole batch back. */
+    /**
+     * S-TR-6, S-RT-2: a singleton conflict under {@code FAIL}, or an item over its rate limit, rolls the whole batch
+     * back.
+     */
     private Admission admitInBatch(NewRun run) {
         Admission answer = admit(run);
         if (answer instanceof Admission.SingletonHeld held) {
             throw new SingletonConflictException(run.taskId(), held.singletonKey(), held.ownerRunId());
+        }
+        if (answer instanceof Admission.RateLimited limited) {
+            throw new RateLimitExceededException(run.taskId(), limited.rateLimitKey(), limited.retryAfter());
         }
         return answer;
     }
