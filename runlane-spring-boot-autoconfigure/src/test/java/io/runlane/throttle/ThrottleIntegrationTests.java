@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -380,6 +381,29 @@ class ThrottleIntegrationTests {
                 .as("the recovered attempt waited for the first start to leave the window")
                 .isGreaterThanOrEqualTo(FREEZING_PERIOD);
         assertThat(STARTED).containsExactly("f:1", "f:2");
+    }
+
+    @Test
+    @DisplayName("S-TH-1, S-OP-9: a rerun or fork given a throttle key starts under that key; without one the task's"
+            + " resolver gives it from the payload")
+    void rerunsTakeTheThrottleKeyOfTheirOptions(@FreshSchema("throttle_rerun_key") String schema) {
+        TestRunlane runlane = instances(schema, 1, first).get(0);
+        Run source = trigger(runlane, "throttle.perKey", "r", "k", 1).get(0);
+        runlane.finish(source.id(), RunStatus.FAILED);
+        TriggerOptions other = TriggerOptions.builder().throttleKey("other").build();
+
+        Run rerun = runlane.template().runs().rerun(source.id(), other);
+        Run fork = runlane.template().runs().fork(source.id(), null, other);
+        Run inherited = runlane.template().runs().rerun(source.id());
+
+        assertThat(Stream.of(rerun, fork, inherited)
+                        .map(run -> runlane.jdbc()
+                                .queryForObject(
+                                        "SELECT throttle_key FROM " + schema + ".runs WHERE id = ?",
+                                        String.class,
+                                        run.id()))
+                        .toList())
+                .containsExactly("other", "other", "k");
     }
 
     @Test

@@ -312,7 +312,8 @@ public final class DefaultRunOperations implements RunOperations {
      * others, so a rerun cannot escape the limit its source ran under. A source queue that is no longer declared
      * fails the call like any undeclared queue (S-QC-1); the caller may then name a queue in the options. It keeps
      * its source's priority too, unless the options name one (S-PR-3). A rate-limit key in the options is the one the
-     * new run counts under (S-RT-3); without one the task's resolver gives it from the payload.
+     * new run counts under (S-RT-3), a throttle key the one its attempts start under (S-TH-1); without them the task's
+     * resolvers give them from the payload.
      */
     private static TriggerOptions inheritingPartition(Run source, TriggerOptions options) {
         return TriggerOptions.builder()
@@ -327,6 +328,7 @@ public final class DefaultRunOperations implements RunOperations {
                 .signalName(options.signalName())
                 .priority(options.priority() != null ? options.priority() : source.priority())
                 .rateLimitKey(options.rateLimitKey())
+                .throttleKey(options.throttleKey())
                 .build();
     }
 
