@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  * @param priority the run's priority, from -100 to 100 (S-PR-1, S-PR-3): among a queue's due runs a higher one is
  *     claimed first
  * @param debounceKey the debounce key its triggers fold under (S-DB-1), if it was created by a debounced trigger
+ * @param scheduleId the schedule that fired it, or whose trigger-now created it (S-OP-14); {@code null} for every
+ *     other run, and for runs fired before the schedule was recorded (changeset {@code 022-run-schedule-id.sql})
  */
 public record Run(
         UUID id,
@@ -59,7 +61,69 @@ public record Run(
         @JsonRawValue @Nullable String resultJson,
         int spentAttempts,
         int priority,
-        @Nullable String debounceKey) {
+        @Nullable String debounceKey,
+        @Nullable String scheduleId) {
+
+    /** A run without a recorded schedule: the constructor before {@link #scheduleId()} existed. */
+    public Run(
+            UUID id,
+            String taskId,
+            String queue,
+            RunStatus status,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            int attempts,
+            int maxAttempts,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant runAt,
+            @Nullable Instant finishedAt,
+            @Nullable RunFailure failure,
+            String payloadJson,
+            @Nullable UUID sourceRunId,
+            @Nullable String concurrencyKey,
+            @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
+            @Nullable String sourceType,
+            @Nullable String resultJson,
+            int spentAttempts,
+            int priority,
+            @Nullable String debounceKey) {
+        this(
+                id,
+                taskId,
+                queue,
+                status,
+                idempotencyKey,
+                singletonKey,
+                attempts,
+                maxAttempts,
+                createdAt,
+                updatedAt,
+                runAt,
+                finishedAt,
+                failure,
+                payloadJson,
+                sourceRunId,
+                concurrencyKey,
+                idempotencyKeyTtl,
+                sourceType,
+                resultJson,
+                spentAttempts,
+                priority,
+                debounceKey,
+                null);
+    }
+
+    /**
+     * How the run came to be (S-OP-14): its {@link #sourceType()} if it was derived from another run, else {@code
+     * SCHEDULE} if a schedule created it, else {@code TRIGGER}.
+     */
+    public RunSource source() {
+        if (sourceType != null) {
+            return RunSource.valueOf(sourceType);
+        }
+        return scheduleId != null ? RunSource.SCHEDULE : RunSource.TRIGGER;
+    }
 
     /** When a terminal owner's idempotency retention ends, or {@code null} while active or without a key. */
     public @Nullable Instant idempotencyRetainedUntil() {

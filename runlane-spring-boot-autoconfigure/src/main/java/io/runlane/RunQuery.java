@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param failureCodes only runs whose stored failure has one of these codes ({@link RunFailure#code()}: a {@code
  *     FAILED} run's, or the last failed attempt's of a {@code RETRYING} one); empty means any run, with or without a
  *     failure
+ * @param sources only runs that came to be in one of these ways ({@link Run#source()}, S-OP-14); empty means all
+ * @param scheduleId only runs the schedule with this id fired or triggered now ({@link Run#scheduleId()}, S-OP-14)
  * @param limit the page size, clamped to 1..{@value #MAX_LIMIT}
  * @param cursor the {@link Page#nextCursor()} of the previous page, or {@code null} for the first page
  */
@@ -40,6 +43,8 @@ public record RunQuery(
         @Nullable Instant finishedFrom,
         @Nullable Instant finishedTo,
         Set<String> failureCodes,
+        Set<RunSource> sources,
+        @Nullable String scheduleId,
         int limit,
         @Nullable String cursor) {
 
@@ -54,7 +59,42 @@ public record RunQuery(
         // Not Set.copyOf: a null code is reported by the operation that validates the filters, naming the field.
         failureCodes =
                 failureCodes.isEmpty() ? Set.of() : Collections.unmodifiableSet(new LinkedHashSet<>(failureCodes));
+        if (sources.stream().anyMatch(Objects::isNull)) {
+            throw new ConfigurationInvalidException("sources", "must not contain null");
+        }
+        sources = sources.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(sources));
         limit = Math.max(1, Math.min(MAX_LIMIT, limit));
+    }
+
+    /** A query without source and schedule filters: the constructor before {@link #sources()} existed. */
+    public RunQuery(
+            Set<RunStatus> statuses,
+            List<String> taskIds,
+            List<String> queues,
+            @Nullable String idempotencyKey,
+            @Nullable String singletonKey,
+            @Nullable Instant createdFrom,
+            @Nullable Instant createdTo,
+            @Nullable Instant finishedFrom,
+            @Nullable Instant finishedTo,
+            Set<String> failureCodes,
+            int limit,
+            @Nullable String cursor) {
+        this(
+                statuses,
+                taskIds,
+                queues,
+                idempotencyKey,
+                singletonKey,
+                createdFrom,
+                createdTo,
+                finishedFrom,
+                finishedTo,
+                failureCodes,
+                Set.of(),
+                null,
+                limit,
+                cursor);
     }
 
     /** A query without a failure-code filter: the constructor before {@link #failureCodes()} existed. */
@@ -107,6 +147,8 @@ public record RunQuery(
                 finishedFrom,
                 finishedTo,
                 failureCodes,
+                sources,
+                scheduleId,
                 limit,
                 cursor);
     }
@@ -124,6 +166,8 @@ public record RunQuery(
         private @Nullable Instant finishedFrom;
         private @Nullable Instant finishedTo;
         private Set<String> failureCodes = Set.of();
+        private Set<RunSource> sources = Set.of();
+        private @Nullable String scheduleId;
         private int limit = DEFAULT_LIMIT;
         private @Nullable String cursor;
 
@@ -187,6 +231,27 @@ public record RunQuery(
             return this;
         }
 
+        /**
+         * Only runs that came to be in one of these ways (S-OP-14), such as {@link RunSource#TRIGGER} to leave out
+         * the runs of schedules, reruns, retries and forks; none: any run.
+         */
+        public Builder sources(RunSource... sources) {
+            this.sources = new LinkedHashSet<>(Arrays.asList(sources));
+            return this;
+        }
+
+        /** Like {@link #sources(RunSource...)}. */
+        public Builder sources(Set<RunSource> sources) {
+            this.sources = sources;
+            return this;
+        }
+
+        /** Only the runs of the schedule with this id (S-OP-14); {@code null}: any run. */
+        public Builder scheduleId(@Nullable String scheduleId) {
+            this.scheduleId = scheduleId;
+            return this;
+        }
+
         public Builder limit(int limit) {
             this.limit = limit;
             return this;
@@ -209,6 +274,8 @@ public record RunQuery(
                     finishedFrom,
                     finishedTo,
                     failureCodes,
+                    sources,
+                    scheduleId,
                     limit,
                     cursor);
         }

@@ -2,11 +2,13 @@ package io.runlane.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -101,7 +103,43 @@ class ConsoleReadOnlyIntegrationTests {
                 .andExpect(jsonPath("$.environment").value("default"))
                 .andExpect(jsonPath("$.tasks[*].id", hasItem("reports.build")))
                 .andExpect(jsonPath("$.queues", hasItem("reports")))
-                .andExpect(jsonPath("$.statuses", hasItem("CANCELLED")));
+                .andExpect(jsonPath("$.statuses", hasItem("CANCELLED")))
+                .andExpect(jsonPath("$.sources", hasItem("SCHEDULE")));
+    }
+
+    @Test
+    @DisplayName("S-CO-23, S-OP-14: runs are filtered by source and by schedule id; a bad source answers 400")
+    void runsAreFilteredBySourceAndSchedule() throws Exception {
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("source-report"));
+        runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("source-other"));
+        UUID scheduled = runlane.schedules().triggerNow("source-report").runId();
+        UUID other = runlane.schedules().triggerNow("source-other").runId();
+        // The schedules go, their runs stay: the schedules page test counts the schedules of this context.
+        runlane.schedules().delete("source-report");
+        runlane.schedules().delete("source-other");
+        UUID triggered = runlane.trigger("reports.build", Payload.of("source")).runId();
+
+        mvc.perform(get(API + "/runs").param("source", "schedule").param("limit", "500"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.runs[*].id", hasItem(scheduled.toString())))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(other.toString())))
+                .andExpect(jsonPath("$.runs[*].id", not(hasItem(triggered.toString()))))
+                .andExpect(jsonPath("$.runs[*].scheduleId", everyItem(notNullValue())));
+        mvc.perform(get(API + "/runs").param("source", "TRIGGER").param("limit", "500"))
+                .andExpect(jsonPath("$.runs[*].id", hasItem(triggered.toString())))
+                .andExpect(jsonPath("$.runs[*].id", not(hasItem(scheduled.toString()))));
+        mvc.perform(get(API + "/runs").param("source", "rerun,retry,fork").param("task", "reports.build"))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("schedule", "source-report"))
+                .andExpect(jsonPath("$.runs[*].id", contains(scheduled.toString())))
+                .andExpect(jsonPath("$.runs[0].scheduleId").value("source-report"));
+        mvc.perform(get(API + "/runs").param("source", "cron"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("request_invalid"));
+        mvc.perform(get(API + "/runs").param("schedule", "a:b"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("invalid_key"))
+                .andExpect(jsonPath("$.message", containsString("scheduleId")));
     }
 
     @Test

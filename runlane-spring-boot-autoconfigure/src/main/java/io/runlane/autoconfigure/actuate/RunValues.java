@@ -41,7 +41,8 @@ public final class RunValues {
                 run.resultJson() == null ? null : MASK,
                 run.spentAttempts(),
                 run.priority(),
-                run.debounceKey());
+                run.debounceKey(),
+                run.scheduleId());
     }
 
     /** A signal's payload is a value too (S-SG-5). */

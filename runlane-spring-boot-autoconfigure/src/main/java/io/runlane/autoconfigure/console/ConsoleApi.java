@@ -3,6 +3,7 @@ package io.runlane.autoconfigure.console;
 import io.runlane.Page;
 import io.runlane.Run;
 import io.runlane.RunQuery;
+import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -41,8 +42,9 @@ final class ConsoleApi {
 
     /**
      * One page of runs, newest first. Parameters: {@code status}, {@code task}, {@code queue} (comma-separated or
-     * repeated), {@code createdFrom}, {@code createdTo} (ISO-8601 instants), {@code idempotencyKey}, {@code
-     * singletonKey}, {@code limit} and {@code cursor}.
+     * repeated), {@code source} (comma-separated or repeated {@link RunSource} names, any case, S-CO-23), {@code
+     * schedule} (a schedule id), {@code createdFrom}, {@code createdTo} (ISO-8601 instants), {@code idempotencyKey},
+     * {@code singletonKey}, {@code limit} and {@code cursor}.
      */
     ServerResponse runs(ServerRequest request) {
         RunQuery query = RunQuery.builder()
@@ -51,6 +53,8 @@ final class ConsoleApi {
                 .queues(values(request, "queue").toArray(String[]::new))
                 .idempotencyKey(text(request, "idempotencyKey"))
                 .singletonKey(text(request, "singletonKey"))
+                .sources(sources(values(request, "source")))
+                .scheduleId(text(request, "schedule"))
                 .createdBetween(instant(request, "createdFrom"), instant(request, "createdTo"))
                 .limit(limit(request))
                 .cursor(text(request, "cursor"))
@@ -133,6 +137,18 @@ final class ConsoleApi {
             }
         }
         return statuses;
+    }
+
+    private static Set<RunSource> sources(List<String> values) {
+        Set<RunSource> sources = EnumSet.noneOf(RunSource.class);
+        for (String value : values) {
+            try {
+                sources.add(RunSource.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException ex) {
+                throw new ConsoleRequestException("source '" + value + "' is not a run source");
+            }
+        }
+        return sources;
     }
 
     private static @Nullable Instant instant(ServerRequest request, String name) {

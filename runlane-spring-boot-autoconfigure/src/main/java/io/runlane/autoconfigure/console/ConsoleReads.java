@@ -7,6 +7,7 @@ import io.runlane.RunEvent;
 import io.runlane.RunOperations;
 import io.runlane.RunQuery;
 import io.runlane.RunSignal;
+import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
@@ -80,7 +81,9 @@ final class ConsoleReads {
         List<String> queues = engine.settings().queues().stream().sorted().toList();
         List<String> statuses =
                 Arrays.stream(RunStatus.values()).map(RunStatus::name).toList();
-        return new ConsoleInfo(engine.settings().environment(), settings.access(), tasks, queues, statuses);
+        List<String> sources =
+                Arrays.stream(RunSource.values()).map(RunSource::name).toList();
+        return new ConsoleInfo(engine.settings().environment(), settings.access(), tasks, queues, statuses, sources);
     }
 
     ConsoleSchedules schedules() {
@@ -214,9 +217,14 @@ final class ConsoleReads {
         return (execution != null) ? execution.concurrencyLimits().get(queue) : null;
     }
 
-    /** The header of every page. */
+    /** The header of every page; {@code sources} are the run sources the runs list filters by (S-CO-23). */
     record ConsoleInfo(
-            String environment, String access, List<TaskView> tasks, List<String> queues, List<String> statuses) {}
+            String environment,
+            String access,
+            List<TaskView> tasks,
+            List<String> queues,
+            List<String> statuses,
+            List<String> sources) {}
 
     /** A declared task. */
     record TaskView(String id, String queue, int maxAttempts) {

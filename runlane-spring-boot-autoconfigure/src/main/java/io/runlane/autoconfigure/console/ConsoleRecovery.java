@@ -3,6 +3,7 @@ package io.runlane.autoconfigure.console;
 import io.runlane.BulkResult;
 import io.runlane.Run;
 import io.runlane.RunQuery;
+import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import java.time.Instant;
@@ -87,7 +88,9 @@ final class ConsoleRecovery {
             @Nullable String singletonKey,
             @Nullable String createdFrom,
             @Nullable String createdTo,
-            @Nullable Integer maxRuns) {
+            @Nullable Integer maxRuns,
+            @Nullable List<String> sources,
+            @Nullable String scheduleId) {
 
         RunQuery query() {
             return RunQuery.builder()
@@ -97,6 +100,8 @@ final class ConsoleRecovery {
                     .idempotencyKey(blankToNull(idempotencyKey))
                     .singletonKey(blankToNull(singletonKey))
                     .createdBetween(instant("createdFrom", createdFrom), instant("createdTo", createdTo))
+                    .sources(sources(sources))
+                    .scheduleId(blankToNull(scheduleId))
                     .build();
         }
 
@@ -114,6 +119,18 @@ final class ConsoleRecovery {
                 }
             }
             return statuses;
+        }
+
+        private static Set<RunSource> sources(@Nullable List<String> values) {
+            Set<RunSource> sources = EnumSet.noneOf(RunSource.class);
+            for (String value : (values == null) ? List.<String>of() : values) {
+                try {
+                    sources.add(RunSource.valueOf(String.valueOf(value).trim().toUpperCase(Locale.ROOT)));
+                } catch (IllegalArgumentException ex) {
+                    throw new ConsoleRequestException("sources: '" + value + "' is not a run source");
+                }
+            }
+            return sources;
         }
 
         private static String[] names(@Nullable List<String> values) {

@@ -61,7 +61,8 @@ public final class RunRowMapper implements RowMapper<Run> {
                 rs.getString("result"),
                 spentAttempts(rs),
                 rs.getInt("priority"),
-                rs.getString("debounce_key"));
+                rs.getString("debounce_key"),
+                rs.getString("schedule_id"));
     }
 
     private static int spentAttempts(ResultSet rs) throws SQLException {

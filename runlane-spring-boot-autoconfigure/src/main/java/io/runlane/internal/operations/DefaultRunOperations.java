@@ -150,6 +150,7 @@ public final class DefaultRunOperations implements RunOperations {
         KeyRules.requireValidOrNull("idempotencyKey", query.idempotencyKey());
         KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
         query.failureCodes().forEach(code -> KeyRules.requireValid("failureCodes", code));
+        KeyRules.requireValidOrNull("scheduleId", query.scheduleId());
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.runlane.ConfigurationInvalidException;
 import io.runlane.Page;
 import io.runlane.Run;
 import io.runlane.RunQuery;
+import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.TimeRules;
@@ -122,8 +123,31 @@ public final class RunListing {
             params.addValue(
                     "failureCodes", query.failureCodes().stream().sorted().toList());
         }
+        if (!query.sources().isEmpty()) {
+            sql.append(" AND (")
+                    .append(String.join(
+                            " OR ",
+                            query.sources().stream()
+                                    .sorted()
+                                    .map(RunListing::source)
+                                    .toList()))
+                    .append(')');
+        }
+        condition(sql, params, "schedule_id =", "scheduleId", query.scheduleId(), Types.VARCHAR);
         condition(sql, params, "id <", "after", below, Types.OTHER);
         return sql;
+    }
+
+    /**
+     * The condition of one source (S-OP-14), a constant: derived runs by their source type, the runs of schedules by
+     * their schedule id, triggered runs by having neither.
+     */
+    private static String source(RunSource source) {
+        return switch (source) {
+            case TRIGGER -> "(source_type IS NULL AND schedule_id IS NULL)";
+            case SCHEDULE -> "(source_type IS NULL AND schedule_id IS NOT NULL)";
+            case RERUN, RETRY, FORK -> "source_type = '" + source.name() + "'";
+        };
     }
 
     private static void condition(

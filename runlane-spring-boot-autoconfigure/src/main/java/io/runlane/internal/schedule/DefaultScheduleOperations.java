@@ -101,7 +101,17 @@ final class DefaultScheduleOperations implements ScheduleOperations {
         StoredSchedule schedule = require(KeyRules.requireValid("id", id));
         RunlaneTemplate runlane = template.get();
         TaskDefinition task = validator.task(schedule.id(), schedule.taskId());
-        return runlane.trigger(task.id(), payloads.fromJson(task, schedule.payloadJson()), TriggerOptions.none());
+        Object payload = payloads.fromJson(task, schedule.payloadJson());
+        TriggerResult result = transactions.execute(status -> {
+            TriggerResult triggered = runlane.trigger(task.id(), payload, TriggerOptions.none());
+            if (!triggered.created()) {
+                return triggered;
+            }
+            return store.recordRun(schedule.id(), triggered.runId())
+                    .map(run -> new TriggerResult(triggered.outcome(), run))
+                    .orElse(triggered);
+        });
+        return Objects.requireNonNull(result, "result");
     }
 
     private StoredSchedule require(String id) {

@@ -252,6 +252,9 @@ public final class ScheduleFirer implements SmartLifecycle {
                                 task.id(),
                                 payloads.fromJson(task, schedule.payloadJson()),
                                 options(schedule, occurrence));
+                if (result.created()) {
+                    store.recordRun(schedule.id(), result.runId());
+                }
                 if (schedule.overlap() == OverlapPolicy.CANCEL_OTHER && result.created() && lastRunId != null) {
                     supersede(schedule, occurrence, lastRunId, result.runId(), reports);
                 }

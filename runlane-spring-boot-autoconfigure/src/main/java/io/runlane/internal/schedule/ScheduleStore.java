@@ -2,9 +2,11 @@ package io.runlane.internal.schedule;
 
 import io.runlane.CatchUpPolicy;
 import io.runlane.OverlapPolicy;
+import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.TextParameters;
+import io.runlane.internal.lifecycle.RunRowMapper;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -103,6 +105,15 @@ final class ScheduleStore {
             WHERE environment = :environment AND NOT paused AND next_fire_at < now() - :ageMs * interval '1 millisecond'
             ORDER BY next_fire_at LIMIT 20""";
 
+    /**
+     * S-OP-14: records the schedule of a run it just created, in the transaction that created it. The run is the
+     * schedule's whatever the run's row holds otherwise; a run already recorded keeps its schedule.
+     */
+    private static final String RECORD_RUN = """
+            UPDATE {schema}.runs SET schedule_id = :id
+            WHERE environment = :environment AND id = :runId AND schedule_id IS NULL AND source_type IS NULL
+            RETURNING *""";
+
     private static final String NOW = "SELECT now()";
 
     private static final RowMapper<StoredSchedule> ROWS = (rs, row) -> schedule(rs);
@@ -127,6 +138,8 @@ final class ScheduleStore {
 
     private final String overdue;
 
+    private final String recordRun;
+
     ScheduleStore(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
@@ -138,6 +151,7 @@ final class ScheduleStore {
         this.setPaused = sql.format(SET_PAUSED);
         this.delete = sql.format(DELETE);
         this.overdue = sql.format(OVERDUE);
+        this.recordRun = sql.format(RECORD_RUN);
     }
 
     /** The database's current time (the transaction's start when called in one). */
@@ -232,6 +246,14 @@ final class ScheduleStore {
                 .paramSource(params().addValue("ageMs", age.toMillis()))
                 .query(String.class)
                 .list();
+    }
+
+    /** Records that the schedule created the run (S-OP-14); the run as it now is, empty if it was not recorded. */
+    Optional<Run> recordRun(String id, UUID runId) {
+        return jdbc.sql(recordRun)
+                .paramSource(params().addValue("id", id).addValue("runId", runId, Types.OTHER))
+                .query(RunRowMapper.INSTANCE)
+                .optional();
     }
 
     private MapSqlParameterSource params() {

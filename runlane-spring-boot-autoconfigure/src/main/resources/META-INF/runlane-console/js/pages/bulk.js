@@ -28,8 +28,8 @@ const ACTIONS = {
 };
 
 /**
- * The bulk panel of the runs page. `filter()` answers the list's current filter: {status, taskId, queue,
- * idempotencyKey, singletonKey, createdFrom, description}; `done()` refreshes the list.
+ * The bulk panel of the runs page. `filter()` answers the list's current filter: {status, taskId, queue, source,
+ * scheduleId, idempotencyKey, singletonKey, createdFrom, description}; `done()` refreshes the list.
  */
 export function bulkPanel(status, filter, done) {
     const result = h('div', {class: 'bulk-result', id: 'bulk-result', attrs: {'aria-live': 'polite'}});
@@ -76,6 +76,8 @@ async function act(action, filter, result, done) {
             statuses: filter.status ? [filter.status] : [],
             taskIds: filter.taskId ? [filter.taskId] : [],
             queues: filter.queue ? [filter.queue] : [],
+            sources: filter.source ? [filter.source] : [],
+            scheduleId: filter.scheduleId ?? null,
             idempotencyKey: filter.idempotencyKey ?? null,
             singletonKey: filter.singletonKey ?? null,
             createdFrom: filter.createdFrom ?? null,
@@ -93,6 +95,8 @@ async function count(filter, statuses) {
     const params = new URLSearchParams({limit: COUNT_PAGE, status: statuses.join(',')});
     if (filter.taskId) params.set('task', filter.taskId);
     if (filter.queue) params.set('queue', filter.queue);
+    if (filter.source) params.set('source', filter.source);
+    if (filter.scheduleId) params.set('schedule', filter.scheduleId);
     if (filter.idempotencyKey) params.set('idempotencyKey', filter.idempotencyKey);
     if (filter.singletonKey) params.set('singletonKey', filter.singletonKey);
     if (filter.createdFrom) params.set('createdFrom', filter.createdFrom);

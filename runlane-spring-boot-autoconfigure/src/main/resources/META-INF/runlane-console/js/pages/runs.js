@@ -1,4 +1,4 @@
-// Runs: filters by status, task, queue and creation time; lookup by run id or key; cursor paging; auto-refresh; in an
+// Runs: filters by status, task, queue, source, schedule and creation time; lookup by run id or key; cursor paging; auto-refresh; in an
 // unrestricted console, bulk resume and cancel of the filtered list (bulk.js).
 import {h, replace, statusBadge, humanize} from '../dom.js';
 import {get, ApiError} from '../api.js';
@@ -16,6 +16,8 @@ export function runsPage(container, {params, info}) {
         status: params.get('status') ?? '',
         task: params.get('task') ?? '',
         queue: params.get('queue') ?? '',
+        source: params.get('source') ?? '',
+        schedule: params.get('schedule') ?? '',
         since: params.get('since') ?? '',
         lookup: params.get('lookup') ?? ''
     };
@@ -37,6 +39,8 @@ export function runsPage(container, {params, info}) {
             options.map(([value, text]) => h('option', {value, text, selected: value === filters[name]}))));
     const lookup = h('input', {class: 'input', id: 'lookup', type: 'search', value: filters.lookup,
         placeholder: 'Run id, idempotency key or singleton key', attrs: {autocomplete: 'off', spellcheck: 'false'}});
+    const schedule = h('input', {class: 'input', id: 'filter-schedule', type: 'search', value: filters.schedule,
+        placeholder: 'Schedule id', attrs: {autocomplete: 'off', spellcheck: 'false'}});
 
     container.append(
         h('div', {class: 'page-header'},
@@ -44,12 +48,14 @@ export function runsPage(container, {params, info}) {
             h('label', {class: 'toggle', title: 'Reload this page of runs every 5 seconds'}, auto, h('span', {class: 'toggle-track'}), 'Auto-refresh')),
         h('form', {class: 'filters card', id: 'filters', on: {submit: event => {
             event.preventDefault();
-            navigate({lookup: lookup.value.trim()});
+            navigate({lookup: lookup.value.trim(), schedule: schedule.value.trim()});
         }}},
             h('label', {class: 'field field-wide'}, h('span', {class: 'field-label', text: 'Look up'}), lookup),
             select('status', 'Status', [['', 'All statuses'], ...info.statuses.map(status => [status, humanize(status)])]),
             select('task', 'Task', [['', 'All tasks'], ...info.tasks.map(task => [task.id, task.id])]),
             select('queue', 'Queue', [['', 'All queues'], ...info.queues.map(queue => [queue, queue])]),
+            select('source', 'Source', [['', 'All sources'], ...info.sources.map(source => [source, humanize(source)])]),
+            h('label', {class: 'field'}, h('span', {class: 'field-label', text: 'Schedule'}), schedule),
             select('since', 'Created', SINCE),
             h('div', {class: 'field field-buttons'},
                 h('button', {type: 'submit', class: 'button button-primary', text: 'Find', id: 'find'}),
@@ -86,6 +92,8 @@ function bulkFilter(filters, matchedKey, info) {
         filters.status ? 'status ' + humanize(filters.status) : null,
         filters.task ? 'task ' + filters.task : null,
         filters.queue ? 'queue ' + filters.queue : null,
+        filters.source ? 'source ' + humanize(filters.source) : null,
+        filters.schedule ? 'schedule ' + filters.schedule : null,
         key ? (key === 'singletonKey' ? 'singleton key ' : 'idempotency key ') + filters.lookup : null,
         filters.since ? 'created ' + since.toLowerCase() : null
     ].filter(Boolean);
@@ -93,6 +101,8 @@ function bulkFilter(filters, matchedKey, info) {
         status: filters.status || null,
         taskId: filters.task || null,
         queue: filters.queue || null,
+        source: filters.source || null,
+        scheduleId: filters.schedule || null,
         idempotencyKey: key === 'idempotencyKey' ? filters.lookup : null,
         singletonKey: key === 'singletonKey' ? filters.lookup : null,
         createdFrom: filters.since ? new Date(Date.now() - SINCE_MILLIS[filters.since]).toISOString() : null,
@@ -103,7 +113,7 @@ function bulkFilter(filters, matchedKey, info) {
 /** The page of runs the filters and the lookup select; a run id opens its detail page instead. */
 async function fetchRuns(filters, cursor) {
     const params = new URLSearchParams({limit: PAGE_SIZE});
-    for (const name of ['status', 'task', 'queue']) if (filters[name]) params.set(name, filters[name]);
+    for (const name of ['status', 'task', 'queue', 'source', 'schedule']) if (filters[name]) params.set(name, filters[name]);
     if (filters.since) params.set('createdFrom', new Date(Date.now() - SINCE_MILLIS[filters.since]).toISOString());
     if (cursor) params.set('cursor', cursor);
     const lookup = filters.lookup;
