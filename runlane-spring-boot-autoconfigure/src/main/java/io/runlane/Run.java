@@ -64,56 +64,6 @@ public record Run(
         @Nullable String debounceKey,
         @Nullable String scheduleId) {
 
-    /** A run without a recorded schedule: the constructor before {@link #scheduleId()} existed. */
-    public Run(
-            UUID id,
-            String taskId,
-            String queue,
-            RunStatus status,
-            @Nullable String idempotencyKey,
-            @Nullable String singletonKey,
-            int attempts,
-            int maxAttempts,
-            Instant createdAt,
-            Instant updatedAt,
-            @Nullable Instant runAt,
-            @Nullable Instant finishedAt,
-            @Nullable RunFailure failure,
-            String payloadJson,
-            @Nullable UUID sourceRunId,
-            @Nullable String concurrencyKey,
-            @Nullable IdempotencyKeyTtl idempotencyKeyTtl,
-            @Nullable String sourceType,
-            @Nullable String resultJson,
-            int spentAttempts,
-            int priority,
-            @Nullable String debounceKey) {
-        this(
-                id,
-                taskId,
-                queue,
-                status,
-                idempotencyKey,
-                singletonKey,
-                attempts,
-                maxAttempts,
-                createdAt,
-                updatedAt,
-                runAt,
-                finishedAt,
-                failure,
-                payloadJson,
-                sourceRunId,
-                concurrencyKey,
-                idempotencyKeyTtl,
-                sourceType,
-                resultJson,
-                spentAttempts,
-                priority,
-                debounceKey,
-                null);
-    }
-
     /**
      * How the run came to be (S-OP-14): its {@link #sourceType()} if it was derived from another run, else {@code
      * SCHEDULE} if a schedule created it, else {@code TRIGGER}.

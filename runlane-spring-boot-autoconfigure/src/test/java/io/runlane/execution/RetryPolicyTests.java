@@ -87,6 +87,7 @@ class RetryPolicyTests {
                 null,
                 attempts,
                 0,
+                null,
                 null);
         return new ClaimedRun(run, 1, 0);
     }

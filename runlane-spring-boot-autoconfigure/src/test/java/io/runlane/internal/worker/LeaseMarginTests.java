@@ -71,6 +71,7 @@ class LeaseMarginTests {
                 null,
                 1,
                 0,
+                null,
                 null);
         return new ClaimedRun(run, 1, 0, Map.of(), sentNanos);
     }

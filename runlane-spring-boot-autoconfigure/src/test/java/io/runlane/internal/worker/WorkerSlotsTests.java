@@ -181,6 +181,7 @@ class WorkerSlotsTests {
                 null,
                 1,
                 0,
+                null,
                 null);
         return new ClaimedRun(run, 1, 0);
     }
