@@ -3,7 +3,9 @@
 # the "trigger, new runs" scenario of each in alternating rounds (A B A B ...), so that drift of the machine's load
 # affects both alike. Prints each round's triggers/s (Runlane, and the plain JDBC insert measured in the same run),
 # and per thread count the B ÷ A ratio of every round pair, with its median and range. The second ratio divides each
-# side by its own JDBC insert first, which cancels load that changed between the two runs of a pair.
+# side by its own JDBC insert first, which cancels load that changed between the two runs of a pair. Each run's costs
+# at 16 threads follow (the database's and the benchmark process's CPU time per 1,000 triggers, WAL per trigger),
+# which the machine's load distorts less than throughput.
 #
 # Usage: benchmarks/compare-revisions.sh [A] [B]
 #   A       the baseline revision, default 8fc60ae~1 (the revision before the flow-control API, issues 29 and 30)
@@ -92,6 +94,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
     done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "costs at 16 threads, per round: database CPU ms / 1,000 triggers, process CPU ms / 1,000 triggers, WAL bytes / trigger"
+for ((round = 1; round <= ROUNDS; round++)); do
+    for side in a b; do
+        costs=$(sed -nE 's/^\| trigger, new runs [^|]*: (database server CPU per 1,000 runs \(ms\)|benchmark process CPU per 1,000 runs \(ms\)|WAL per run \(bytes\)) \| ([0-9.]+) .*/\2/p' \
+            "$work/$side-$round.md" | tr '\n' ' ')
+        echo "round $round ${side^^}: ${costs:-not measured}"
+    done
+done
 
 echo
 echo "B ÷ A per thread count: median (lowest-highest) over $ROUNDS round pairs"
