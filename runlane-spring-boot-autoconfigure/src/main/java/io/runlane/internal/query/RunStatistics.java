@@ -15,7 +15,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * Counts active runs per queue and status, and the age of the oldest due run, for the actuator endpoint, health
  * and gauges (S-MO-1..3). Only active runs are counted: they are served by the small partial indexes of waiting
- * and running runs, so the query stays cheap however many finished runs are retained.
+ * runs (with and without a throttle) and of leased running runs, so the query stays cheap however many finished
+ * runs are retained.
  */
 public final class RunStatistics {
 
@@ -36,19 +37,33 @@ public final class RunStatistics {
         }
     }
 
+    /**
+     * The active runs per queue and status, each branch of the union matching the predicate of one partial index:
+     * waiting runs without a throttle ({@code runs_waiting_due_idx}) and with one ({@code
+     * runs_throttled_waiting_due_idx}, both since changeset 019), leased running runs ({@code runs_running_idx}). A
+     * branch over all waiting runs implies neither waiting index's predicate and is read by a sequential scan of the
+     * runs table. The running branch has no due time, so its runs are never due and have no oldest due age.
+     */
     private static final String BY_QUEUE = """
             SELECT queue, status, count(*) AS runs,
                    count(*) FILTER (WHERE run_at <= statement_timestamp()) AS due,
                    extract(epoch FROM statement_timestamp() - min(run_at)
                            FILTER (WHERE run_at <= statement_timestamp())) * 1000 AS oldest_due_ms
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
-            GROUP BY queue, status
-            UNION ALL
-            SELECT queue, status, count(*), 0, NULL
-            FROM {schema}.runs
-            WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-              AND lease_expires_at IS NOT NULL
+            FROM (SELECT queue, status, run_at
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING') AND throttle_key IS NULL
+                  UNION ALL
+                  SELECT queue, status, run_at
+                  FROM {schema}.runs
+                  WHERE environment = :environment
+                    AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
+                    AND throttle_key IS NOT NULL
+                  UNION ALL
+                  SELECT queue, status, NULL::timestamptz
+                  FROM {schema}.runs
+                  WHERE environment = :environment AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                    AND lease_expires_at IS NOT NULL) active
             GROUP BY queue, status
             """;
 
@@ -56,7 +71,7 @@ public final class RunStatistics {
 
     private final String environment;
 
-    private final String byQueue;
+    final String byQueue;
 
     public RunStatistics(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
