@@ -66,65 +66,6 @@ public record RunQuery(
         limit = Math.max(1, Math.min(MAX_LIMIT, limit));
     }
 
-    /** A query without source and schedule filters: the constructor before {@link #sources()} existed. */
-    public RunQuery(
-            Set<RunStatus> statuses,
-            List<String> taskIds,
-            List<String> queues,
-            @Nullable String idempotencyKey,
-            @Nullable String singletonKey,
-            @Nullable Instant createdFrom,
-            @Nullable Instant createdTo,
-            @Nullable Instant finishedFrom,
-            @Nullable Instant finishedTo,
-            Set<String> failureCodes,
-            int limit,
-            @Nullable String cursor) {
-        this(
-                statuses,
-                taskIds,
-                queues,
-                idempotencyKey,
-                singletonKey,
-                createdFrom,
-                createdTo,
-                finishedFrom,
-                finishedTo,
-                failureCodes,
-                Set.of(),
-                null,
-                limit,
-                cursor);
-    }
-
-    /** A query without a failure-code filter: the constructor before {@link #failureCodes()} existed. */
-    public RunQuery(
-            Set<RunStatus> statuses,
-            List<String> taskIds,
-            List<String> queues,
-            @Nullable String idempotencyKey,
-            @Nullable String singletonKey,
-            @Nullable Instant createdFrom,
-            @Nullable Instant createdTo,
-            @Nullable Instant finishedFrom,
-            @Nullable Instant finishedTo,
-            int limit,
-            @Nullable String cursor) {
-        this(
-                statuses,
-                taskIds,
-                queues,
-                idempotencyKey,
-                singletonKey,
-                createdFrom,
-                createdTo,
-                finishedFrom,
-                finishedTo,
-                Set.of(),
-                limit,
-                cursor);
-    }
-
     /** Every run, first page, default size. */
     public static RunQuery all() {
         return builder().build();

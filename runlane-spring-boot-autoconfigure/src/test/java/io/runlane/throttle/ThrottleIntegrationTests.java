@@ -138,7 +138,7 @@ class ThrottleIntegrationTests {
      * One start a {@link #FREEZING_PERIOD} for the whole task; its first attempt hangs until {@link #thaw} opens,
      * as on an instance that froze with the attempt in hand.
      */
-    @Task(id = "throttle.freezing", throttle = 1, throttlePeriod = "3s", maxAttempts = 2, backoff = "1ms")
+    @Task(id = "throttle.freezing", throttle = 1, throttlePeriod = "6s", maxAttempts = 2, backoff = "1ms")
     public static class Freezing implements TaskHandler<Payload> {
 
         @Override
@@ -151,7 +151,7 @@ class ThrottleIntegrationTests {
         }
     }
 
-    private static final Duration FREEZING_PERIOD = Duration.ofSeconds(3);
+    private static final Duration FREEZING_PERIOD = Duration.ofSeconds(6);
 
     public record Payload(String label, @Nullable String key) {}
 
@@ -367,7 +367,7 @@ class ThrottleIntegrationTests {
                                 .orElse(null),
                         at -> at != null);
 
-        awaitSucceeded(survivor, List.of(run), Duration.ofSeconds(15));
+        awaitSucceeded(survivor, List.of(run), Duration.ofSeconds(20));
 
         List<RunAttempt> attempts = survivor.template().runs().attempts(run.id()).stream()
                 .sorted(Comparator.comparingInt(RunAttempt::attempt))
