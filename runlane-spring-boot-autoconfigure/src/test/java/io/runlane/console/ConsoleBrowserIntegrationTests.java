@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.ScheduleDefinition;
 import io.runlane.autoconfigure.RunlaneProperties;
 import io.runlane.console.ConsoleTestApplication.Entries;
@@ -14,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -25,7 +23,6 @@ import org.openqa.selenium.support.ui.Select;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -45,7 +42,7 @@ import org.springframework.test.context.DynamicPropertySource;
             "runlane.console.show-values=always",
             "runlane.console.access=unrestricted"
         })
-class ConsoleBrowserIntegrationTests {
+class ConsoleBrowserIntegrationTests extends ConsoleBrowserTest {
 
     static final String SCRIPT = "<script>alert(1)</script>";
 
@@ -58,33 +55,15 @@ class ConsoleBrowserIntegrationTests {
         ConsoleTestApplication.properties(registry, "console_browser");
     }
 
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
     @Autowired
     private JdbcTemplate jdbc;
 
     @Autowired
     private RunlaneProperties properties;
 
-    private ConsoleBrowser browser;
-
     @BeforeEach
     void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
         seed();
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

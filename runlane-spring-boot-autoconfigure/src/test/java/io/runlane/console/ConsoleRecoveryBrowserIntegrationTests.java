@@ -9,23 +9,18 @@ import io.runlane.Run;
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
 import io.runlane.RunStep;
-import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.NoAlertPresentException;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -45,35 +40,13 @@ import org.springframework.test.context.DynamicPropertySource;
             "runlane.console.show-values=always",
             "runlane.console.access=unrestricted"
         })
-class ConsoleRecoveryBrowserIntegrationTests {
+class ConsoleRecoveryBrowserIntegrationTests extends ConsoleBrowserTest {
 
     private static final String SCRIPT = "<script>alert(1)</script>";
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_browser_recovery");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

@@ -5,22 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import io.runlane.Run;
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.console.ConsoleAttemptsIntegrationTests.Waits;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -45,33 +40,11 @@ import org.springframework.test.context.DynamicPropertySource;
             "runlane.console.show-values=always",
             "runlane.console.access=unrestricted"
         })
-class ConsoleRunAccuracyBrowserIntegrationTests {
+class ConsoleRunAccuracyBrowserIntegrationTests extends ConsoleBrowserTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_accuracy");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

@@ -2,20 +2,15 @@ package io.runlane.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.runlane.RunlaneTemplate;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebElement;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -26,7 +21,7 @@ import org.springframework.test.context.DynamicPropertySource;
         classes = ConsoleTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = "runlane.console.enabled=true")
-class ConsoleRunSourceBrowserIntegrationTests {
+class ConsoleRunSourceBrowserIntegrationTests extends ConsoleBrowserTest {
 
     /** A valid schedule id (S-SC-9) that is markup: shown as text, it runs nothing. */
     private static final String MARKUP_ID = "<img src=x onerror=window.injected=1>";
@@ -34,28 +29,6 @@ class ConsoleRunSourceBrowserIntegrationTests {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_browser_sources");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     private java.util.List<String> listedRunIds() {

@@ -3,18 +3,13 @@ package io.runlane.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.Customizer;
@@ -41,33 +36,11 @@ import org.springframework.test.context.DynamicPropertySource;
             "spring.security.user.password=secret",
             "spring.security.user.roles=OPERATOR"
         })
-class ConsoleSecuredBrowserIntegrationTests {
+class ConsoleSecuredBrowserIntegrationTests extends ConsoleBrowserTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_browser_secured");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

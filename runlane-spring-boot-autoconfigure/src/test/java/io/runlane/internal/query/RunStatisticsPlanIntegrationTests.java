@@ -9,6 +9,7 @@ import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.query.RunStatistics.QueueStatistics;
 import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.QueryPlans;
 import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
@@ -21,7 +22,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -48,14 +48,8 @@ class RunStatisticsPlanIntegrationTests {
     @BeforeAll
     static void fill() {
         TestRunlane.start(dataSource, schema, TestTasks.all()).stop();
+        QueryPlans.insertFinishedRuns(dataSource, schema, FINISHED, Duration.ofDays(30), 0);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.update("""
-                INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
-                                     created_at, updated_at, finished_at, attempts, fencing_token)
-                SELECT gen_random_uuid(), 'default', 'task-' || (g %% 40), 'queue-' || (g %% 5), 'SUCCEEDED', '{}', 3,
-                       f, f - interval '2 seconds', f, f, 1, 1
-                FROM (SELECT g, now() - (g * interval '30 days') / %d AS f FROM generate_series(1, %2$d) g) runs
-                """.formatted(schema, FINISHED));
         // 800 without a throttle (600 QUEUED and due, 200 SCHEDULED in an hour), 200 throttled QUEUED (150 due)
         jdbc.update("""
                 INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
@@ -104,13 +98,7 @@ class RunStatisticsPlanIntegrationTests {
     }
 
     private static String explain(String statement) {
-        List<String> lines = new NamedParameterJdbcTemplate(dataSource)
-                .queryForList(
-                        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement,
-                        new MapSqlParameterSource().addValue("environment", "default", Types.VARCHAR),
-                        String.class);
-        String plan = String.join("\n", lines);
-        System.out.println("Plan of\n" + statement + "\n" + plan + "\n");
-        return plan;
+        return QueryPlans.explain(
+                dataSource, statement, new MapSqlParameterSource().addValue("environment", "default", Types.VARCHAR));
     }
 }

@@ -9,6 +9,7 @@ import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.query.TaskStatistics.Scope;
 import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.QueryPlans;
 import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks;
@@ -24,7 +25,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -46,22 +46,13 @@ class TaskStatisticsPlanIntegrationTests {
     @FreshSchema("taskstats")
     private static String schema;
 
-    private static NamedParameterJdbcTemplate named;
-
     private static TaskStatistics statistics;
 
     @BeforeAll
     static void fill() {
         TestRunlane.start(dataSource, schema, TestTasks.all()).stop();
+        QueryPlans.insertFinishedRuns(dataSource, schema, RUNS, Duration.ofDays(90), 10);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.update("""
-                INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
-                                     created_at, updated_at, finished_at, attempts, fencing_token)
-                SELECT gen_random_uuid(), 'default', 'task-' || (g %% 40), 'queue-' || (g %% 5),
-                       CASE WHEN g %% 10 = 0 THEN 'FAILED' ELSE 'SUCCEEDED' END, '{}', 3, f, f - interval '2 seconds',
-                       f, f, 1, 1
-                FROM (SELECT g, now() - (g * interval '90 days') / %d AS f FROM generate_series(1, %2$d) g) runs
-                """.formatted(schema, RUNS));
         jdbc.update("""
                 INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, max_attempts, run_at,
                                      created_at, updated_at, throttle_key)
@@ -70,7 +61,6 @@ class TaskStatisticsPlanIntegrationTests {
                 FROM generate_series(1, 1000) g
                 """.formatted(schema));
         jdbc.execute("VACUUM ANALYZE " + schema + ".runs");
-        named = new NamedParameterJdbcTemplate(dataSource);
         statistics = new TaskStatistics(JdbcClient.create(dataSource), new SqlTemplate(schema), "default");
     }
 
@@ -151,10 +141,6 @@ class TaskStatisticsPlanIntegrationTests {
     }
 
     private static String explain(String statement, MapSqlParameterSource parameters) {
-        List<String> lines =
-                named.queryForList("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement, parameters, String.class);
-        String plan = String.join("\n", lines);
-        System.out.println("Plan of\n" + statement + "\n" + plan + "\n");
-        return plan;
+        return QueryPlans.explain(dataSource, statement, parameters);
     }
 }
