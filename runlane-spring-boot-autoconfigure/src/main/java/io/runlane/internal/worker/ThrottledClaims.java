@@ -8,6 +8,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -29,7 +30,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * previous holder of the lock committed. The same statement claims per key at most the starts left in the window,
  * highest priority first and then oldest due first (S-PR-2), within the queue's concurrency limit, inserts one start
  * per claimed run whose time is the claim's statement time (the {@code CLAIMED} event's, so the attempt's
- * {@code RunAttempt.startedAt}, S-TH-3), and deletes the task's starts that left the window. Every claim is a start:
+ * {@code RunAttempt.startedAt}, S-TH-3), and deletes the task's starts that left the window.
+ *
+ * <p>The first statement reads a bounded window of the task's oldest due runs ({@link #OLDEST}). When that leaves
+ * the claim short, because the window held runs of saturated keys or there was no more, a second statement in the
+ * same transaction walks the task's keys and reads the due runs of those below their throttle ({@link #BY_KEY}).
+ * So a saturated key's deep backlog never makes a claim read it (S-TH-2): the first costs a window per priority
+ * level, the second one probe per key and level. Every claim is a start:
  * retries, resumptions after a wait and runs recovered after their lease expired count again; a claim handed back
  * before its handler started deletes its start ({@link RunClaims#handBack}).
  */
@@ -41,44 +48,112 @@ final class ThrottledClaims {
     private static final String IN_WINDOW = "started_at > statement_timestamp() - :periodMs * interval '1 millisecond'";
 
     /**
-     * S-TH-1, S-TH-2, S-PR-2, S-QC-2..4: the starts of the window per key, the running runs per concurrency key of a
-     * limited queue, the priorities present among the task's throttled waiting runs from the highest down (one probe
-     * of {@code runs_throttled_waiting_due_idx} each), per level at most {@code {scan}} due runs of keys below both
-     * limits, ranked per throttle key and per concurrency key after what the window and the queue already hold.
+     * S-TH-1, S-QC-2..4: the starts of the window per key, and the running runs per concurrency key of a limited
+     * queue: what the claim ranks the waiting runs after.
      */
-    private static final String CLAIM = """
+    private static final String COUNTS = """
             WITH RECURSIVE started AS (
                 SELECT throttle_key, count(*) AS n FROM {schema}.throttle_starts
-                WHERE environment = :environment AND task_id = :taskId AND %1$s
+                WHERE environment = :environment AND task_id = :taskId AND %s
                 GROUP BY throttle_key
             ), running AS (
                 SELECT concurrency_key, count(*) AS n FROM {schema}.runs
                 WHERE :limited AND status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
                   AND queue = ANY(:queues) AND environment = :environment
                 GROUP BY concurrency_key
-            ), levels(priority) AS (
+            )""".formatted(IN_WINDOW);
+
+    /**
+     * S-TH-2, S-PR-2: the task's oldest due throttled runs: the priorities present among its waiting runs from the
+     * highest down (one probe of {@code runs_throttled_waiting_due_idx} each), per level the first {@code {scan}} due
+     * runs, of which those of keys below both limits are locked. The window is bounded before the keys are judged, so
+     * a saturated key's backlog costs at most a window per level; the runs behind it are the by-key claim's.
+     */
+    private static final String OLDEST = """
+            , levels(priority) AS (
                 SELECT (SELECT max(l.priority) FROM {schema}.runs l
-                        WHERE l.task_id = :taskId AND l.status IN %2$s AND l.throttle_key IS NOT NULL)
+                        WHERE l.task_id = :taskId AND l.status IN %1$s AND l.throttle_key IS NOT NULL)
                 UNION ALL
                 SELECT (SELECT max(l.priority) FROM {schema}.runs l
-                        WHERE l.task_id = :taskId AND l.status IN %2$s AND l.throttle_key IS NOT NULL
+                        WHERE l.task_id = :taskId AND l.status IN %1$s AND l.throttle_key IS NOT NULL
                           AND l.priority < v.priority)
                 FROM levels v WHERE v.priority IS NOT NULL
             ), waiting AS (
-                SELECT w.id, w.throttle_key, w.concurrency_key, w.run_at, v.priority FROM levels v
+                SELECT r.id, r.throttle_key, r.concurrency_key, r.run_at, r.priority FROM {schema}.runs r
+                WHERE r.id IN (
+                    SELECT f.id FROM levels v
+                    CROSS JOIN LATERAL (
+                        SELECT f.id, f.throttle_key, f.concurrency_key FROM {schema}.runs f
+                        WHERE f.task_id = :taskId AND f.status IN %1$s AND f.throttle_key IS NOT NULL
+                          AND f.priority = v.priority AND f.run_at <= statement_timestamp()
+                          AND f.environment = :environment AND f.queue = ANY(:queues)
+                        ORDER BY f.run_at
+                        LIMIT {scan}
+                    ) f
+                    WHERE NOT EXISTS (SELECT FROM started s WHERE s.throttle_key = f.throttle_key AND s.n >= :throttle)
+                      AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM f.concurrency_key
+                                                              AND n.n >= :concurrencyLimit))
+                  AND r.status IN %1$s AND r.run_at <= statement_timestamp()
+                FOR UPDATE OF r SKIP LOCKED
+            )""".formatted(RunClaims.WAITING);
+
+    /**
+     * S-TH-2, S-PR-2: the due throttled runs of every key below its throttle, however deep the backlog of a saturated
+     * key is. The task's keys are walked from {@code runs_throttled_key_due_idx}, one probe each; per key below its
+     * throttle, the priorities present among its waiting runs from the highest down, one probe each; per key and
+     * level, its oldest due runs, at most the starts the key has left, locked if they belong to a concurrency key below
+     * the queue's limit. So the cost follows the number of keys and levels, not the runs waiting behind them.
+     */
+    private static final String BY_KEY = """
+            , keys(throttle_key) AS (
+                SELECT (SELECT min(k.throttle_key) FROM {schema}.runs k
+                        WHERE k.task_id = :taskId AND k.status IN %1$s AND k.throttle_key IS NOT NULL)
+                UNION ALL
+                SELECT (SELECT min(k.throttle_key) FROM {schema}.runs k
+                        WHERE k.task_id = :taskId AND k.status IN %1$s AND k.throttle_key IS NOT NULL
+                          AND k.throttle_key > v.throttle_key)
+                FROM keys v WHERE v.throttle_key IS NOT NULL
+            ), open_keys AS (
+                SELECT v.throttle_key, :throttle - coalesce(s.n, 0) AS room FROM keys v
+                LEFT JOIN started s ON s.throttle_key = v.throttle_key
+                WHERE v.throttle_key IS NOT NULL AND coalesce(s.n, 0) < :throttle
+            ), key_levels(throttle_key, room, priority) AS (
+                SELECT o.throttle_key, o.room,
+                       (SELECT max(l.priority) FROM {schema}.runs l
+                        WHERE l.task_id = :taskId AND l.throttle_key = o.throttle_key AND l.status IN %1$s)
+                FROM open_keys o
+                UNION ALL
+                SELECT v.throttle_key, v.room,
+                       (SELECT max(l.priority) FROM {schema}.runs l
+                        WHERE l.task_id = :taskId AND l.throttle_key = v.throttle_key AND l.status IN %1$s
+                          AND l.priority < v.priority)
+                FROM key_levels v WHERE v.priority IS NOT NULL
+            ), waiting AS (
+                SELECT w.id, k.throttle_key, w.concurrency_key, w.run_at, k.priority FROM key_levels k
                 CROSS JOIN LATERAL (
-                    SELECT r.id, r.throttle_key, r.concurrency_key, r.run_at FROM {schema}.runs r
-                    WHERE r.task_id = :taskId AND r.status IN %2$s AND r.throttle_key IS NOT NULL
-                      AND r.priority = v.priority AND r.run_at <= statement_timestamp()
+                    SELECT r.id, r.concurrency_key, r.run_at FROM {schema}.runs r
+                    WHERE r.task_id = :taskId AND r.throttle_key = k.throttle_key AND r.priority = k.priority
+                      AND r.status IN %1$s AND r.run_at <= statement_timestamp()
                       AND r.environment = :environment AND r.queue = ANY(:queues)
-                      AND NOT EXISTS (SELECT FROM started s WHERE s.throttle_key = r.throttle_key AND s.n >= :throttle)
                       AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM r.concurrency_key
                                                               AND n.n >= :concurrencyLimit)
                     ORDER BY r.run_at
-                    LIMIT {scan}
+                    LIMIT k.room
                     FOR UPDATE SKIP LOCKED
                 ) w
-            ), ranked AS (
+                WHERE k.priority IS NOT NULL
+            )""".formatted(RunClaims.WAITING);
+
+    /**
+     * S-TH-1, S-PR-2, S-QC-2..4: the locked waiting runs ranked per throttle key and per concurrency key after what the
+     * window and the queue already hold; the claim takes those within both limits, highest priority first and then
+     * oldest due first, inserts one start per claimed run whose time is the claim's statement time (the {@code
+     * CLAIMED} event's, so the attempt's {@code RunAttempt.startedAt}, S-TH-3), and deletes the task's starts that
+     * left the window.
+     */
+    private static final String CLAIM_RANKED =
+            """
+            , ranked AS (
                 SELECT w.id, w.run_at, w.priority,
                        coalesce(s.n, 0) + row_number() OVER (PARTITION BY w.throttle_key
                                                              ORDER BY w.priority DESC, w.run_at, w.id) AS throttle_slot,
@@ -90,9 +165,7 @@ final class ThrottledClaims {
             ), candidates AS (
                 SELECT id FROM ranked WHERE throttle_slot <= :throttle AND slot <= :concurrencyLimit
                 ORDER BY priority DESC, run_at LIMIT {limit}
-            )""".formatted(IN_WINDOW, RunClaims.WAITING)
-            + RunClaims.CLAIMED_CTES
-            + """
+            )""" + RunClaims.CLAIMED_CTES + """
             , throttle_started AS (
                 INSERT INTO {schema}.throttle_starts (run_id, fencing_token, environment, task_id, throttle_key, started_at)
                 SELECT id, fencing_token, environment, task_id, throttle_key, updated_at FROM claimed
@@ -100,8 +173,13 @@ final class ThrottledClaims {
                 DELETE FROM {schema}.throttle_starts
                 WHERE environment = :environment AND task_id = :taskId AND NOT (%s)
             )
-            """.formatted(IN_WINDOW)
-            + RunClaims.CLAIMED_IN_ORDER;
+            """.formatted(IN_WINDOW) + RunClaims.CLAIMED_IN_ORDER;
+
+    /** The claim of the task's oldest due runs, which suffices unless saturated keys fill its window. */
+    private static final String CLAIM = COUNTS + OLDEST + CLAIM_RANKED;
+
+    /** The claim that reaches the due runs of every key below its throttle, for what {@link #CLAIM} left. */
+    private static final String CLAIM_BY_KEY = COUNTS + BY_KEY + CLAIM_RANKED;
 
     /**
      * The keys at their throttle after a claim, and in how many milliseconds the first of them gains a start: when
@@ -150,6 +228,8 @@ final class ThrottledClaims {
 
     private final String claim;
 
+    private final String claimByKey;
+
     private final String saturated;
 
     private final String release;
@@ -161,6 +241,7 @@ final class ThrottledClaims {
         this.environment = environment;
         this.schema = sql.schema();
         this.claim = sql.format(CLAIM);
+        this.claimByKey = sql.format(CLAIM_BY_KEY);
         this.saturated = sql.format(SATURATED);
         this.release = sql.format(RELEASE);
     }
@@ -204,19 +285,17 @@ final class ThrottledClaims {
                         Types.INTEGER)
                 .addValue("throttle", throttle.limit(), Types.INTEGER)
                 .addValue("periodMs", throttle.period().toMillis(), Types.BIGINT);
-        int scan = limit * 10;
-        String statement = claim.replace("{limit}", Integer.toString(limit)).replace("{scan}", Integer.toString(scan));
         return transactions.execute(status -> {
             if (concurrencyLimit != null) {
                 lock("runlane:" + schema + ":" + environment + ":"
                         + queues.iterator().next());
             }
             lock("runlane-throttle:" + schema + ":" + environment + ":" + taskId);
-            long sent = System.nanoTime();
-            List<ClaimedRun> runs = jdbc.sql(statement)
-                    .paramSource(params)
-                    .query(RunClaims.claimedAt(sent))
-                    .list();
+            List<ClaimedRun> oldest = claim(claim, params, limit);
+            List<ClaimedRun> runs = oldest.size() == limit
+                    ? oldest
+                    : Stream.concat(oldest.stream(), claim(claimByKey, params, limit - oldest.size()).stream())
+                            .toList();
             if (runs.size() == limit) {
                 return new Claim(runs, 0, null);
             }
@@ -229,6 +308,29 @@ final class ThrottledClaims {
                     })
                     .single();
         });
+    }
+
+    private List<ClaimedRun> claim(String statement, MapSqlParameterSource params, int limit) {
+        long sent = System.nanoTime();
+        return jdbc.sql(withLimit(statement, limit))
+                .paramSource(params)
+                .query(RunClaims.claimedAt(sent))
+                .list();
+    }
+
+    /** The claim statement of the oldest due runs for {@code limit} runs, for tests of its plan. */
+    static String claimStatement(SqlTemplate sql, int limit) {
+        return withLimit(sql.format(CLAIM), limit);
+    }
+
+    /** The by-key claim statement for {@code limit} runs, for tests of its plan. */
+    static String claimByKeyStatement(SqlTemplate sql, int limit) {
+        return withLimit(sql.format(CLAIM_BY_KEY), limit);
+    }
+
+    /** Writes a claim's limit, and how many due runs each priority level may read, into its text. */
+    private static String withLimit(String statement, int limit) {
+        return statement.replace("{limit}", Integer.toString(limit)).replace("{scan}", Integer.toString(limit * 10));
     }
 
     private void lock(String key) {
