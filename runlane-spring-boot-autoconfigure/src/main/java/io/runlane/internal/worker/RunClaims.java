@@ -117,11 +117,29 @@ public final class RunClaims {
     private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
 
     /**
+     * The body of a {@code candidates} CTE that locks, of the runs in a preceding CTE {@code ranked} (id, priority,
+     * run_at) that meet {@code condition}, the first {@code {limit}} by priority and due time, skipping rows another
+     * transaction holds. Only the runs to be claimed are locked: the claims that rank (limited queues, throttled
+     * tasks) hold the queue's or the task's advisory lock, so no other claim of those runs ranks at the same time, and
+     * the lock re-reads each row, so a run that a committed transaction moved meanwhile (cancelled it, or another
+     * claim took it) no longer passes the status check and is left out.
+     */
+    static String lockRanked(String condition) {
+        return """
+                SELECT c.id FROM {schema}.runs c
+                WHERE c.id IN (SELECT id FROM ranked WHERE %s ORDER BY priority DESC, run_at LIMIT {limit})
+                  AND c.status IN %s AND c.run_at <= statement_timestamp()
+                FOR UPDATE SKIP LOCKED""".formatted(condition, WAITING);
+    }
+
+    /**
      * S-QC-2..4, S-PR-2: due runs of one queue ({@code :queues} holds it alone) within its concurrency limit, highest
      * priority first, then oldest due first: per priority level at most {@code {scan}} due runs of keys below their
-     * limit, ranked per concurrency key after the running ones.
+     * limit, read without locks and ranked per concurrency key after the running ones; only those claimed are locked
+     * ({@link #lockRanked}).
      */
-    private static final String CLAIM_WITHIN_LIMIT = """
+    private static final String CLAIM_WITHIN_LIMIT =
+            """
             WITH RECURSIVE running AS (
                 SELECT concurrency_key, count(*) AS n FROM {schema}.runs
                 WHERE status IN ('RUNNING', 'CANCELLATION_REQUESTED') AND lease_expires_at IS NOT NULL
@@ -138,7 +156,6 @@ public final class RunClaims {
                                                               AND n.n >= :concurrencyLimit)
                     ORDER BY r.run_at
                     LIMIT {scan}
-                    FOR UPDATE SKIP LOCKED
                 ) w
             ), ranked AS (
                 SELECT w.id, w.run_at, w.priority,
@@ -146,8 +163,8 @@ public final class RunClaims {
                                                              ORDER BY w.priority DESC, w.run_at, w.id) AS slot
                 FROM waiting w LEFT JOIN running r ON r.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
             ), candidates AS (
-                SELECT id FROM ranked WHERE slot <= :concurrencyLimit ORDER BY priority DESC, run_at LIMIT {limit}
-            )""".formatted(LEVELS, WAITING) + CLAIMED_CTES + CLAIMED_IN_ORDER;
+                %s
+            )""".formatted(LEVELS, WAITING, lockRanked("slot <= :concurrencyLimit")) + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
     /**
      * S-EX-2, S-EX-16: extends the leases of the named runs this worker holds without ever waiting for a row lock.
@@ -314,7 +331,7 @@ public final class RunClaims {
         return transactions.execute(status -> {
             jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
             String statement = withLimit(claimWithinLimit, limit)
-                    .replace("{scan}", Integer.toString(Math.max(limit, concurrencyLimit) * 10));
+                    .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
             long sent = System.nanoTime();
             return jdbc.sql(statement)
                     .paramSource(params)
@@ -389,6 +406,17 @@ public final class RunClaims {
     /** The statement {@link #claimDue} sends for {@code limit} runs, for tests of its plan. */
     static String claimDueStatement(SqlTemplate sql, int limit) {
         return withLimit(sql.format(CLAIM), limit);
+    }
+
+    /** The statement {@link #claimDueWithinLimit} sends for {@code limit} runs, for tests of its plan. */
+    static String claimWithinLimitStatement(SqlTemplate sql, int limit, int concurrencyLimit) {
+        return withLimit(sql.format(CLAIM_WITHIN_LIMIT), limit)
+                .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
+    }
+
+    /** How many due runs of keys below their limit a limited claim reads per priority level. */
+    private static int scan(int limit, int concurrencyLimit) {
+        return Math.max(limit, concurrencyLimit) * 10;
     }
 
     /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */

@@ -66,7 +66,8 @@ final class ThrottledClaims {
     /**
      * S-TH-2, S-PR-2: the task's oldest due throttled runs: the priorities present among its waiting runs from the
      * highest down (one probe of {@code runs_throttled_waiting_due_idx} each), per level the first {@code {scan}} due
-     * runs, of which those of keys below both limits are locked. The window is bounded before the keys are judged, so
+     * runs, read without locks, of which those of keys below both limits are ranked. The window is bounded before the
+     * keys are judged, so
      * a saturated key's backlog costs at most a window per level; the runs behind it are the by-key claim's.
      */
     private static final String OLDEST = """
@@ -79,30 +80,25 @@ final class ThrottledClaims {
                           AND l.priority < v.priority)
                 FROM levels v WHERE v.priority IS NOT NULL
             ), waiting AS (
-                SELECT r.id, r.throttle_key, r.concurrency_key, r.run_at, r.priority FROM {schema}.runs r
-                WHERE r.id IN (
-                    SELECT f.id FROM levels v
-                    CROSS JOIN LATERAL (
-                        SELECT f.id, f.throttle_key, f.concurrency_key FROM {schema}.runs f
-                        WHERE f.task_id = :taskId AND f.status IN %1$s AND f.throttle_key IS NOT NULL
-                          AND f.priority = v.priority AND f.run_at <= statement_timestamp()
-                          AND f.environment = :environment AND f.queue = ANY(:queues)
-                        ORDER BY f.run_at
-                        LIMIT {scan}
-                    ) f
-                    WHERE NOT EXISTS (SELECT FROM started s WHERE s.throttle_key = f.throttle_key AND s.n >= :throttle)
-                      AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM f.concurrency_key
-                                                              AND n.n >= :concurrencyLimit))
-                  AND r.status IN %1$s AND r.run_at <= statement_timestamp()
-                FOR UPDATE OF r SKIP LOCKED
+                SELECT f.id, f.throttle_key, f.concurrency_key, f.run_at, v.priority FROM levels v
+                CROSS JOIN LATERAL (
+                    SELECT f.id, f.throttle_key, f.concurrency_key, f.run_at FROM {schema}.runs f
+                    WHERE f.task_id = :taskId AND f.status IN %1$s AND f.throttle_key IS NOT NULL
+                      AND f.priority = v.priority AND f.run_at <= statement_timestamp()
+                      AND f.environment = :environment AND f.queue = ANY(:queues)
+                    ORDER BY f.run_at
+                    LIMIT {scan}
+                ) f
+                WHERE NOT EXISTS (SELECT FROM started s WHERE s.throttle_key = f.throttle_key AND s.n >= :throttle)
+                  AND NOT EXISTS (SELECT FROM running n WHERE n.concurrency_key IS NOT DISTINCT FROM f.concurrency_key
+                                                          AND n.n >= :concurrencyLimit)
             )""".formatted(RunClaims.WAITING);
 
     /**
      * S-TH-2, S-PR-2: the due throttled runs of every key below its throttle, however deep the backlog of a saturated
      * key is. The task's keys are walked from {@code runs_throttled_key_due_idx}, one probe each; per key below its
      * throttle, the priorities present among its waiting runs from the highest down, one probe each; per key and
-     * level, its oldest due runs, at most the starts the key has left, locked if they belong to a concurrency key below
-     * the queue's limit. So the cost follows the number of keys and levels, not the runs waiting behind them.
+     * level, its oldest due runs, at most the starts the key has left, of concurrency keys below the queue's limit. So the cost follows the number of keys and levels, not the runs waiting behind them.
      */
     private static final String BY_KEY = """
             , keys(throttle_key) AS (
@@ -139,15 +135,14 @@ final class ThrottledClaims {
                                                               AND n.n >= :concurrencyLimit)
                     ORDER BY r.run_at
                     LIMIT k.room
-                    FOR UPDATE SKIP LOCKED
                 ) w
                 WHERE k.priority IS NOT NULL
             )""".formatted(RunClaims.WAITING);
 
     /**
-     * S-TH-1, S-PR-2, S-QC-2..4: the locked waiting runs ranked per throttle key and per concurrency key after what the
-     * window and the queue already hold; the claim takes those within both limits, highest priority first and then
-     * oldest due first, inserts one start per claimed run whose time is the claim's statement time (the {@code
+     * S-TH-1, S-PR-2, S-QC-2..4: the waiting runs ranked per throttle key and per concurrency key after what the
+     * window and the queue already hold; the claim locks and takes those within both limits, highest priority first
+     * and then oldest due first ({@link RunClaims#lockRanked}), inserts one start per claimed run whose time is the claim's statement time (the {@code
      * CLAIMED} event's, so the attempt's {@code RunAttempt.startedAt}, S-TH-3), and deletes the task's starts that
      * left the window.
      */
@@ -163,9 +158,10 @@ final class ThrottledClaims {
                 LEFT JOIN started s ON s.throttle_key = w.throttle_key
                 LEFT JOIN running n ON n.concurrency_key IS NOT DISTINCT FROM w.concurrency_key
             ), candidates AS (
-                SELECT id FROM ranked WHERE throttle_slot <= :throttle AND slot <= :concurrencyLimit
-                ORDER BY priority DESC, run_at LIMIT {limit}
-            )""" + RunClaims.CLAIMED_CTES + """
+                %s
+            )""".formatted(RunClaims.lockRanked("throttle_slot <= :throttle AND slot <= :concurrencyLimit"))
+                    + RunClaims.CLAIMED_CTES
+                    + """
             , throttle_started AS (
                 INSERT INTO {schema}.throttle_starts (run_id, fencing_token, environment, task_id, throttle_key, started_at)
                 SELECT id, fencing_token, environment, task_id, throttle_key, updated_at FROM claimed
@@ -173,7 +169,8 @@ final class ThrottledClaims {
                 DELETE FROM {schema}.throttle_starts
                 WHERE environment = :environment AND task_id = :taskId AND NOT (%s)
             )
-            """.formatted(IN_WINDOW) + RunClaims.CLAIMED_IN_ORDER;
+            """.formatted(IN_WINDOW)
+                    + RunClaims.CLAIMED_IN_ORDER;
 
     /** The claim of the task's oldest due runs, which suffices unless saturated keys fill its window. */
     private static final String CLAIM = COUNTS + OLDEST + CLAIM_RANKED;

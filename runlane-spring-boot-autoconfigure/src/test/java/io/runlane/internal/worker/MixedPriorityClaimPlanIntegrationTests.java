@@ -18,6 +18,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -56,6 +57,12 @@ class MixedPriorityClaimPlanIntegrationTests {
 
     /** What the claim may read at most from any scan of {@code runs}: a claim's worth per level, and the probes. */
     private static final long ROWS_BOUND = (long) (DUE_LEVELS + LATER_LEVELS) * (LIMIT + 2);
+
+    /**
+     * What the limited claim may read at most from any scan of {@code runs}: per level the due runs it ranks (ten times
+     * the larger of the claim and the queue's limit, {@link RunClaims#claimWithinLimitStatement}) and the probes.
+     */
+    private static final long LIMITED_ROWS_BOUND = (long) (DUE_LEVELS + LATER_LEVELS) * (2 * LIMIT * 10 + 2);
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -101,7 +108,7 @@ class MixedPriorityClaimPlanIntegrationTests {
     @DisplayName("S-PR-2, S-EX-1: a claim of 32 among 1,000,000 due runs of mixed priorities and 250,000 due later"
             + " reads index ranges of a bounded size and takes the highest priority")
     void claimAmongAMillionDueRunsOfMixedPrioritiesIsBounded() throws IOException {
-        assertBounded(explainClaim(LIMIT));
+        assertBounded(explainClaim(LIMIT), ROWS_BOUND);
 
         List<ClaimedRun> claimed = runlane.engine()
                 .claims()
@@ -111,8 +118,32 @@ class MixedPriorityClaimPlanIntegrationTests {
                 .allSatisfy(run -> assertThat(run.run().priority()).isEqualTo(100));
     }
 
+    @Test
+    @DisplayName("S-PR-2, S-QC-2, S-EX-1: the claim of a queue with a concurrency limit among the same runs reads index"
+            + " ranges of a bounded size and takes the highest priority")
+    void limitedClaimAmongAMillionDueRunsOfMixedPrioritiesIsBounded() throws IOException {
+        int concurrencyLimit = 2 * LIMIT;
+        assertBounded(
+                explain(
+                        RunClaims.claimWithinLimitStatement(new SqlTemplate(runlane.schema()), LIMIT, concurrencyLimit),
+                        parameters()
+                                .addValue("queue", "default", Types.VARCHAR)
+                                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER),
+                        "limited claim of " + LIMIT),
+                LIMITED_ROWS_BOUND,
+                "runs_running_idx");
+
+        List<ClaimedRun> claimed = runlane.engine()
+                .claims()
+                .claimDueWithinLimit(
+                        "w-2", "default", concurrencyLimit, List.of("orders.confirm"), LIMIT, Duration.ofMinutes(1));
+        assertThat(claimed)
+                .hasSize(LIMIT)
+                .allSatisfy(run -> assertThat(run.run().priority()).isEqualTo(100));
+    }
+
     /** The plan reads index ranges only, each scan and sort a bounded number of rows, and few pages. */
-    private static void assertBounded(JsonNode plan) {
+    private static void assertBounded(JsonNode plan, long rowsBound, String... otherIndexes) {
         List<JsonNode> nodes = new ArrayList<>();
         collect(plan.get("Plan"), nodes);
 
@@ -124,15 +155,16 @@ class MixedPriorityClaimPlanIntegrationTests {
                 .as("indexes read")
                 .filteredOn(node -> node.has("Index Name"))
                 .extracting(node -> node.get("Index Name").asString())
-                .containsOnly("runs_waiting_due_idx", "runs_pkey");
+                .isSubsetOf(Stream.concat(Stream.of("runs_waiting_due_idx", "runs_pkey"), Stream.of(otherIndexes))
+                        .toList());
         assertThat(nodes)
                 .as("rows each scan of runs returned over all its loops")
                 .filteredOn(node -> "runs".equals(text(node, "Relation Name")))
-                .allSatisfy(node -> assertThat(rows(node)).isLessThanOrEqualTo(ROWS_BOUND));
+                .allSatisfy(node -> assertThat(rows(node)).isLessThanOrEqualTo(rowsBound));
         assertThat(nodes)
                 .as("rows each sort ordered")
                 .filteredOn(node -> "Sort".equals(text(node, "Node Type")))
-                .allSatisfy(node -> assertThat(rows(node.get("Plans").get(0))).isLessThanOrEqualTo(ROWS_BOUND));
+                .allSatisfy(node -> assertThat(rows(node.get("Plans").get(0))).isLessThanOrEqualTo(rowsBound));
         long buffers = plan.get("Plan").get("Shared Hit Blocks").asLong()
                 + plan.get("Plan").get("Shared Read Blocks").asLong();
         assertThat(buffers).as("shared buffers the claim touched").isLessThan(3_000);
@@ -143,13 +175,23 @@ class MixedPriorityClaimPlanIntegrationTests {
      * RunClaims#claimDue} binds, in a transaction rolled back afterwards; the plan's root object.
      */
     private static JsonNode explainClaim(int limit) throws IOException {
-        String statement = RunClaims.claimDueStatement(new SqlTemplate(runlane.schema()), limit);
-        MapSqlParameterSource params = new MapSqlParameterSource()
+        return explain(
+                RunClaims.claimDueStatement(new SqlTemplate(runlane.schema()), limit),
+                parameters(),
+                "claim of " + limit);
+    }
+
+    /** The parameters both claim statements bind. */
+    private static MapSqlParameterSource parameters() {
+        return new MapSqlParameterSource()
                 .addValue("worker", "explain", Types.VARCHAR)
                 .addValue("environment", "default", Types.VARCHAR)
                 .addValue("taskIds", List.of("orders.confirm"))
                 .addValue("leaseMs", 60_000L, Types.BIGINT)
                 .addValue("queues", new SqlArrayValue("text", "default"));
+    }
+
+    private static JsonNode explain(String statement, MapSqlParameterSource params, String label) throws IOException {
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         String plan = transaction.execute(status -> {
             status.setRollbackOnly();
@@ -158,8 +200,8 @@ class MixedPriorityClaimPlanIntegrationTests {
         });
         Files.writeString(
                 Path.of("target", "claim-plans.txt"),
-                "---- claim of " + limit + " among " + DUE + " due runs of mixed priorities and " + LATER
-                        + " due later\n" + plan + "\n",
+                "---- " + label + " among " + DUE + " due runs of mixed priorities and " + LATER + " due later\n" + plan
+                        + "\n",
                 StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND);
         return JSON.readTree(plan).get(0);
