@@ -1,0 +1,104 @@
+package io.runlane.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.runlane.RunStatus;
+import io.runlane.RunlaneTemplate;
+import io.runlane.console.ConsoleTestApplication.Payload;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebElement;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The failure box of the run page shows the failure's stack trace, collapsed, as text (S-EX-35, S-CO-3). */
+@DirtiesContext
+@SpringBootTest(
+        classes = ConsoleTestApplication.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {"runlane.console.enabled=true", "runlane.console.show-values=always"})
+class ConsoleFailureStackBrowserIntegrationTests {
+
+    /** Markup in the exception's message, and a line long enough to need scrolling. */
+    private static final String MARKUP = "<img src=x onerror=window.injected=1>";
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        ConsoleTestApplication.properties(registry, "console_browser_stack");
+    }
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private RunlaneTemplate runlane;
+
+    private ConsoleBrowser browser;
+
+    @BeforeEach
+    void open() {
+        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
+    }
+
+    @AfterEach
+    void close() {
+        if (browser == null) {
+            return; // skipped: no browser was found
+        }
+        browser.printErrors();
+        browser.close();
+    }
+
+    @Test
+    @DisplayName("S-EX-35, S-CO-3: the failure box holds the stack trace in a collapsed block that scrolls sideways,"
+            + " and markup in the exception's message is shown as text")
+    void failureBoxShowsTheStackTraceAsText() {
+        String name = MARKUP + " " + "wide".repeat(120);
+        UUID runId = runlane.trigger("invoices.send", Payload.of(name)).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(runId).orElseThrow().status() == RunStatus.FAILED);
+
+        browser.go("#/runs/" + runId);
+        WebElement summary = browser.awaitElement(By.cssSelector("#failure details#failure-stack > summary"));
+        assertThat(summary.getText()).startsWith("Stack trace");
+        assertThat(browser.driver().findElement(By.id("failure-stack-text")).isDisplayed())
+                .as("collapsed at first")
+                .isFalse();
+
+        browser.click(By.cssSelector("#failure-stack > summary"));
+        WebElement stack = browser.awaitElement(By.id("failure-stack-text"));
+        assertThat(stack.getText())
+                .startsWith("io.runlane.NonRetryableException: refused " + MARKUP)
+                .contains("at " + ConsoleTestApplication.class.getName() + "$Fail.run(");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> layout = (Map<String, Object>) ((JavascriptExecutor) browser.driver()).executeScript("""
+                        const box = document.getElementById('failure');
+                        const pre = document.getElementById('failure-stack-text');
+                        return {injected: window.injected === undefined, images: box.querySelectorAll('img').length,
+                                boxRight: box.getBoundingClientRect().right,
+                                pageRight: document.querySelector('.content').getBoundingClientRect().right,
+                                scrolls: pre.scrollWidth > pre.clientWidth};
+                        """);
+        assertThat(layout)
+                .containsEntry("injected", true)
+                .containsEntry("images", 0L)
+                .containsEntry("scrolls", true);
+        assertThat(((Number) layout.get("boxRight")).doubleValue())
+                .as("the failure box stays within the page")
+                .isLessThanOrEqualTo(((Number) layout.get("pageRight")).doubleValue());
+        browser.screenshot("run-failure-stack");
+    }
+}
