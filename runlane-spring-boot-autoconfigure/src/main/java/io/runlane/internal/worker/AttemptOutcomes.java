@@ -48,8 +48,8 @@ public final class AttemptOutcomes {
                               THEN statement_timestamp() + cast(:retryDelayMs AS bigint) * interval '1 millisecond'
                               ELSE run_at END,
                 failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
-                failure_stack = :failureStack, updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
-                last_event_seq = last_event_seq + 1
+                failure_stack = :failureStack, updated_at = statement_timestamp(), lease_owner = NULL,
+                lease_expires_at = NULL, last_event_seq = last_event_seq + 1
             """ + TransitionSql.HELD + """
 
               AND (NOT :onlyIfExpired OR lease_expires_at < statement_timestamp())
