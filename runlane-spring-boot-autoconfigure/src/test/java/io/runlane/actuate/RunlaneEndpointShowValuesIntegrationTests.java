@@ -1,12 +1,15 @@
 package io.runlane.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
 import io.runlane.actuate.ActuatorTestApplication.Payload;
 import io.runlane.autoconfigure.actuate.RunlaneEndpoint;
 import io.runlane.autoconfigure.actuate.RunlaneEndpointWebExtension;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -112,6 +115,37 @@ class RunlaneEndpointShowValuesIntegrationTests {
         assertThat(payload(
                         new RunlaneEndpointWebExtension(endpoint, Show.ALWAYS, Set.of()), SecurityContext.NONE, runId))
                 .contains("for-admins");
+    }
+
+    @Test
+    @DisplayName("S-EX-35, S-MO-8: a failure's stored stack trace is masked by default and shown where values are")
+    void failureStackTracesAreMaskedLikePayloads() {
+        UUID runId = runlane.trigger("actuate.fail", Payload.of("stack-secret")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(runId).orElseThrow().status() == RunStatus.FAILED);
+
+        client.get()
+                .uri("/runs/{id}", runId)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.run.failure.message")
+                .isEqualTo("refused stack-secret")
+                .jsonPath("$.failureStack")
+                .isEqualTo("******");
+        RunlaneEndpointWebExtension shown = new RunlaneEndpointWebExtension(endpoint, Show.ALWAYS, Set.of());
+        assertThat(shown.run(SecurityContext.NONE, "runs", runId.toString())
+                        .getBody()
+                        .failureStack())
+                .startsWith("io.runlane.NonRetryableException: refused stack-secret\n")
+                .contains("\tat " + ActuatorTestApplication.class.getName() + "$Fail.run(");
+        UUID parked = runlane.trigger("actuate.park", Payload.of("no-failure")).runId();
+        assertThat(shown.run(SecurityContext.NONE, "runs", parked.toString())
+                        .getBody()
+                        .failureStack())
+                .as("a run without a failure has no stack trace")
+                .isNull();
     }
 
     private static String payload(RunlaneEndpointWebExtension extension, SecurityContext context, UUID runId) {

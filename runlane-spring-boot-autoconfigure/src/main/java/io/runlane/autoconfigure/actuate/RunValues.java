@@ -2,6 +2,7 @@ package io.runlane.autoconfigure.actuate;
 
 import io.runlane.Run;
 import io.runlane.RunSignal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Masks what a run carries from the application's callers (its payload and its result) unless the endpoint may show values
@@ -12,6 +13,9 @@ public final class RunValues {
 
     /** The mask, as JSON: the payload and the result are rendered raw. */
     public static final String MASK = "\"******\"";
+
+    /** The mask of a value rendered as text, such as a stack trace. */
+    public static final String TEXT_MASK = "******";
 
     private RunValues() {}
 
@@ -43,6 +47,15 @@ public final class RunValues {
                 run.priority(),
                 run.debounceKey(),
                 run.scheduleId());
+    }
+
+    /**
+     * A failure's stored stack trace (S-EX-35) is shown where values are: it holds the exception's message and those
+     * of its causes, which often quote what the handler processed. Masked as {@code ******} (as text, not JSON);
+     * {@code null} stays {@code null}.
+     */
+    public static @Nullable String failureStack(@Nullable String stackTrace, boolean showValues) {
+        return showValues || stackTrace == null ? stackTrace : TEXT_MASK;
     }
 
     /** A signal's payload is a value too (S-SG-5). */

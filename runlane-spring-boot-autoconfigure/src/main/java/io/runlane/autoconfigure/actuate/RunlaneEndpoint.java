@@ -245,6 +245,7 @@ public final class RunlaneEndpoint {
     private RunDescriptor describe(Run run, boolean showValues) {
         return new RunDescriptor(
                 RunValues.shownOrMasked(run, showValues),
+                RunValues.failureStack(engine.reads().failureStack(run), showValues),
                 operations().attempts(run.id()),
                 operations().events(run.id()),
                 operations().signals(run.id()).stream()
@@ -367,11 +368,18 @@ public final class RunlaneEndpoint {
      * A run with its history.
      *
      * @param run the run
+     * @param failureStack the stack trace stored with its failure (S-EX-35), {@code ******} unless values are shown,
+     *     or {@code null} when its failure has none
      * @param attempts its attempts
      * @param events its events
      * @param signals its signals, with their consumption (S-SG-5)
      */
-    public record RunDescriptor(Run run, List<RunAttempt> attempts, List<RunEvent> events, List<RunSignal> signals)
+    public record RunDescriptor(
+            Run run,
+            @Nullable String failureStack,
+            List<RunAttempt> attempts,
+            List<RunEvent> events,
+            List<RunSignal> signals)
             implements OperationResponseBody {}
 
     /**

@@ -143,6 +143,7 @@ final class ConsoleReads {
                 history.totals(run.id()).orElseGet(() -> new ConsoleHistory.Totals(0, 0, 0, 0, null));
         return new RunDetail(
                 run,
+                engine.reads().failureStack(run),
                 History.of(history.attempts(run.id(), null, limit), totals.attempts()),
                 History.of(history.events(run.id(), null, limit), totals.events()),
                 History.of(history.steps(run.id(), null, limit), totals.steps()),
@@ -307,6 +308,8 @@ final class ConsoleReads {
      * A run with the newest page of each list of its history and the actions the console offers for it; its result
      * is {@code run.resultJson}.
      *
+     * @param failureStack the stack trace stored with the run's failure (S-EX-35), {@code ******} unless the user
+     *     sees values (S-CO-13), or {@code null} when its failure has none
      * @param steps its completed steps, latest completion first (S-ST-6), the engine's wait steps tagged (S-CO-11)
      * @param signals its mailbox, newest first, with consumption times (S-SG-5)
      * @param actions what the operator may do now; all false in read-only mode
@@ -314,6 +317,7 @@ final class ConsoleReads {
      */
     record RunDetail(
             Run run,
+            @Nullable String failureStack,
             History<RunAttempt> attempts,
             History<RunEvent> events,
             History<ConsoleStep> steps,

@@ -17,7 +17,8 @@ import org.springframework.web.servlet.function.ServerRequest;
  * Masks the values runs carry unless {@code runlane.console.show-values} shows them to the request's user (S-CO-13),
  * as the actuator endpoint does (S-MO-8): a run's payload and result, the results of the handler's steps and of the
  * engine's wait outcomes (a received signal's payload, an awaited run's result), and signal payloads are replaced by
- * {@code "******"}. Ids, names, keys, statuses, times, wait deadlines and failures (code, class and message, which
+ * {@code "******"}, and so is the stack trace stored with a failure (S-EX-35), which quotes the messages of the
+ * exception's causes. Ids, names, keys, statuses, times, wait deadlines and failures (code, class and message, which
  * the actuator shows too) are not values and are always shown.
  *
  * @param mode when values are shown
@@ -69,6 +70,7 @@ record ConsoleValues(ConsoleShowValues mode, Set<String> roles) {
         }
         return new RunDetail(
                 run(detail.run(), false),
+                RunValues.failureStack(detail.failureStack(), false),
                 detail.attempts(),
                 detail.events(),
                 masked(detail.steps(), step -> step(step, false)),

@@ -22,7 +22,7 @@ public final class RunTransitions {
             UPDATE {schema}.runs
             SET status = :status, finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
-                lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
+                failure_stack = NULL, lease_owner = NULL, lease_expires_at = NULL, last_event_seq = last_event_seq + 1
             WHERE id = :id AND environment = :environment AND finished_at IS NULL
             RETURNING *""", TransitionSql.EVENT_BY_STATUS, ":detail");
 
@@ -101,7 +101,8 @@ public final class RunTransitions {
             TransitionSql.transition("""
             UPDATE {schema}.runs r
             SET status = 'QUEUED', finished_at = NULL, run_at = statement_timestamp(), updated_at = statement_timestamp(),
-                failure_code = NULL, failure_class = NULL, failure_message = NULL, releases = r.attempts,
+                failure_code = NULL, failure_class = NULL, failure_message = NULL, failure_stack = NULL,
+                releases = r.attempts,
                 awaiting_run_id = NULL, awaiting_signal = NULL, idempotency_key_released = false,
                 singleton_released = false, lease_owner = NULL, lease_expires_at = NULL,
                 last_event_seq = r.last_event_seq + 1, debounce_started_at = NULL

@@ -3,6 +3,7 @@ package io.runlane.internal.query;
 import io.runlane.Run;
 import io.runlane.RunEvent;
 import io.runlane.RunEventType;
+import io.runlane.RunFailure;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.lifecycle.KeyOwnership;
@@ -39,6 +40,12 @@ public final class RunReads {
             ORDER BY seq
             """;
 
+    /** S-EX-35: the stored failure with its stack trace, which {@code Run} does not carry. */
+    private static final String FAILURE_STACK = """
+            SELECT failure_code, failure_class, failure_message, failure_stack FROM {schema}.runs
+            WHERE id = :id AND environment = :environment
+            """;
+
     /** S-IK-2, S-IK-3, S-IK-10: an owner counts while active or until its retention passes. */
     private static final String CURRENT_OWNER = KeyOwnership.currentOwner("r");
 
@@ -71,6 +78,8 @@ public final class RunReads {
 
     private final String events;
 
+    private final String failureStack;
+
     private final String currentOwner;
 
     private final String activeSingletonOwner;
@@ -84,6 +93,7 @@ public final class RunReads {
         this.environment = environment;
         this.get = sql.format(GET);
         this.events = sql.format(EVENTS);
+        this.failureStack = sql.format(FAILURE_STACK);
         this.currentOwner = sql.format(CURRENT_OWNER);
         this.activeSingletonOwner = sql.format(ACTIVE_SINGLETON_OWNER);
         this.activeByIdempotencyKey = sql.format(ACTIVE_BY_IDEMPOTENCY_KEY);
@@ -109,6 +119,29 @@ public final class RunReads {
                         rs.getString("actor"),
                         rs.getString("detail")))
                 .list();
+    }
+
+    /**
+     * The stack trace stored with the failure of {@code run} (S-EX-35), for the console and the actuator endpoint:
+     * {@code null} when the run has no failure, its failure had no exception, or the run's failure changed since
+     * {@code run} was read (the stack trace would be another failure's).
+     */
+    public @Nullable String failureStack(Run run) {
+        RunFailure failure = run.failure();
+        if (failure == null) {
+            return null;
+        }
+        List<@Nullable String> stacks = jdbc.sql(failureStack)
+                .paramSource(byId(run.id()))
+                .query((rs, rowNum) -> {
+                    String code = rs.getString("failure_code");
+                    boolean same = code != null
+                            && failure.equals(new RunFailure(
+                                    code, rs.getString("failure_class"), rs.getString("failure_message")));
+                    return same ? rs.getString("failure_stack") : null;
+                })
+                .list();
+        return stacks.isEmpty() ? null : stacks.get(0);
     }
 
     /** The active or still-retained owner of an idempotency key. */

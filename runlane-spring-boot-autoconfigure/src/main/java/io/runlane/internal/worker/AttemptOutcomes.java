@@ -33,7 +33,9 @@ public final class AttemptOutcomes {
 
     /**
      * S-EX-4, S-EX-5, S-EX-7: a failed attempt retries after the given delay, or fails the run when no delay is
-     * given. A run whose cancellation was requested does not retry: it ends as {@code :cancelledOutcome}.
+     * given. A run whose cancellation was requested does not retry: it ends as {@code :cancelledOutcome}. The failure
+     * replaces the one stored before, its stack trace included, which is {@code NULL} for a failure without an
+     * exception (S-EX-35).
      */
     private static final String FAIL = TransitionSql.transition(
             """
@@ -46,8 +48,8 @@ public final class AttemptOutcomes {
                               THEN statement_timestamp() + cast(:retryDelayMs AS bigint) * interval '1 millisecond'
                               ELSE run_at END,
                 failure_code = :failureCode, failure_class = :failureClass, failure_message = :failureMessage,
-                updated_at = statement_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
-                last_event_seq = last_event_seq + 1
+                failure_stack = :failureStack, updated_at = statement_timestamp(), lease_owner = NULL,
+                lease_expires_at = NULL, last_event_seq = last_event_seq + 1
             """ + TransitionSql.HELD + """
 
               AND (NOT :onlyIfExpired OR lease_expires_at < statement_timestamp())
@@ -123,10 +125,18 @@ public final class AttemptOutcomes {
     /**
      * The handler failed. Retries after {@code retryDelay}, or fails the run when it is {@code null}. Empty when the
      * attempt no longer holds the run.
+     *
+     * @param stackTrace the bounded stack trace of the exception ({@link BoundedStackTrace}, S-EX-35), or {@code
+     *     null} when no exception caused the failure
      */
     public Optional<Run> failIfHeld(
-            UUID runId, long token, String worker, RunFailure failure, @Nullable Duration retryDelay) {
-        return fail(runId, token, worker, failure, retryDelay, false, "FAILED");
+            UUID runId,
+            long token,
+            String worker,
+            RunFailure failure,
+            @Nullable String stackTrace,
+            @Nullable Duration retryDelay) {
+        return fail(runId, token, worker, failure, stackTrace, retryDelay, false, "FAILED");
     }
 
     /**
@@ -136,7 +146,7 @@ public final class AttemptOutcomes {
      */
     public Optional<Run> expireIfLeaseLapsed(
             UUID runId, long token, String actor, RunFailure failure, @Nullable Duration retryDelay) {
-        return fail(runId, token, actor, failure, retryDelay, true, "CANCELLED");
+        return fail(runId, token, actor, failure, null, retryDelay, true, "CANCELLED");
     }
 
     private Optional<Run> fail(
@@ -144,6 +154,7 @@ public final class AttemptOutcomes {
             long token,
             String actor,
             RunFailure failure,
+            @Nullable String stackTrace,
             @Nullable Duration retryDelay,
             boolean onlyIfExpired,
             String cancelledOutcome) {
@@ -152,6 +163,7 @@ public final class AttemptOutcomes {
                 .addValue("failureCode", TextSanitizer.storable(failure.code()), Types.VARCHAR)
                 .addValue("failureClass", TextSanitizer.storable(failure.exceptionClass()), Types.VARCHAR)
                 .addValue("failureMessage", TextSanitizer.storable(failure.message()), Types.VARCHAR)
+                .addValue("failureStack", TextSanitizer.storable(stackTrace), Types.VARCHAR)
                 .addValue("onlyIfExpired", onlyIfExpired, Types.BOOLEAN)
                 .addValue("cancelledOutcome", cancelledOutcome, Types.VARCHAR);
         return jdbc.sql(fail).paramSource(params).query(RunRowMapper.INSTANCE).optional();

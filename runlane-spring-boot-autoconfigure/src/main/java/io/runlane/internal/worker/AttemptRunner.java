@@ -35,9 +35,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>asked to wait (a sleep or an await, even if it then swallowed the signal): park the run as {@code WAITING}
  *       (S-ST-7, S-RS-4); a step found the attempt fenced out: end without an outcome (S-ST-3);
  *   <li>returned: complete, storing a task function's result (S-RS-1; too large: fail at once, S-RS-5), or release
- *       if the handler asked for it (S-EX-6); threw: retry after the policy's delay
- *       or fail (S-EX-4, S-EX-5). A run whose cancellation was requested ends {@code CANCELLED} when the handler
- *       returns and {@code FAILED} when it throws (S-CA-2).
+ *       if the handler asked for it (S-EX-6); threw: retry after the policy's delay or fail (S-EX-4, S-EX-5),
+ *       storing the exception's bounded stack trace (S-EX-35). A run whose cancellation was requested ends {@code
+ *       CANCELLED} when the handler returns and {@code FAILED} when it throws (S-CA-2).
  * </ol>
  *
  * An outcome refused because the lease was lost is logged and dropped: the run's newer state wins. An outcome the
@@ -129,7 +129,8 @@ final class AttemptRunner {
                     "Run " + run.id() + " of task '" + run.taskId() + "' has an invalid payload: " + ex.getMessage());
             return record(
                     context,
-                    () -> outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, failures.describe(ex), null),
+                    () -> outcomes.failIfHeld(
+                            run.id(), claimed.fencingToken(), worker, failures.describe(ex), null, null),
                     started,
                     "payload_invalid",
                     followUp);
@@ -198,9 +199,10 @@ final class AttemptRunner {
         }
         Duration retryDelay = retries.retryDelay(task, claimed, failure);
         RunFailure described = failures.describe(failure);
+        String stackTrace = BoundedStackTrace.of(failure);
         return record(
                 context,
-                () -> outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, retryDelay),
+                () -> outcomes.failIfHeld(run.id(), claimed.fencingToken(), worker, described, stackTrace, retryDelay),
                 started,
                 retryDelay == null ? "failed" : "retried",
                 followUp);
@@ -224,9 +226,10 @@ final class AttemptRunner {
                 ex);
         RunFailure failure =
                 failures.describe(ATTEMPT_PREPARATION_FAILED, ex.getClass().getName() + ": " + ex.getMessage());
+        String stackTrace = BoundedStackTrace.of(ex);
         return record(
                 context,
-                () -> outcomes.failIfHeld(context.runId(), claimed.fencingToken(), worker, failure, null),
+                () -> outcomes.failIfHeld(context.runId(), claimed.fencingToken(), worker, failure, stackTrace, null),
                 started,
                 ATTEMPT_PREPARATION_FAILED,
                 followUp);

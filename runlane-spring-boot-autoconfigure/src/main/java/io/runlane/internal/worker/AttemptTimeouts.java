@@ -91,8 +91,8 @@ final class AttemptTimeouts {
                 ATTEMPT_TIMEOUT,
                 "attempt " + context.attempt() + " ran longer than its timeout of " + timeout
                         + "; its thread was interrupted");
-        Optional<Run> after =
-                outcomes.failIfHeld(context.runId(), context.claimed().fencingToken(), worker, failure, retryDelay);
+        Optional<Run> after = outcomes.failIfHeld(
+                context.runId(), context.claimed().fencingToken(), worker, failure, null, retryDelay);
         after.ifPresent(FailedRuns::logIfFailed);
         context.markTimedOut();
         context.interruptHandler();

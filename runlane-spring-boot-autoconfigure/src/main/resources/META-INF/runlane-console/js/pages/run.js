@@ -11,6 +11,7 @@ import {every, markUpdated, toast} from '../app.js';
 import {confirmAction} from '../dialog.js';
 import {fact} from './overview.js';
 import {forkButton} from './fork.js';
+import {failureStackBlock} from '../failure-stack.js';
 import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
 
 const PAGE_SIZE = 50;
@@ -153,7 +154,7 @@ function render(body, detail, lists, loadMore, reload) {
                 run.idempotencyRetainedUntil ? fact('Key retained until', formatAbsolute(run.idempotencyRetainedUntil)) : null,
                 run.sourceRunId ? fact(humanize(run.sourceType ?? 'source') + ' of', h('a', {href: '#/runs/' + run.sourceRunId, class: 'mono', text: shortId(run.sourceRunId)})) : null,
                 fact('Updated', formatAbsolute(run.updatedAt)))),
-        run.failure ? failurePanel(run) : null,
+        run.failure ? failurePanel(run, detail.failureStack) : null,
         h('div', {class: 'grid-detail'},
             h('div', {class: 'stack'},
                 section('Timeline', count(events, 'event', 'events'), [timeline(events.items), more('events', events, loadMore)], 'timeline'),
@@ -210,8 +211,9 @@ function keyValue(key) {
 /**
  * The stored failure. It is the run's own only when the run failed; otherwise it is left over from an earlier attempt
  * that was retried (or will be), or from the attempt a cancellation ended, and is shown as the last failure, neutral.
+ * Its stack trace (S-EX-35) is a collapsed block at the bottom.
  */
-function failurePanel(run) {
+function failurePanel(run, stack) {
     const failure = run.failure;
     const own = run.status === 'FAILED';
     const label = own ? 'Failure'
@@ -223,7 +225,8 @@ function failurePanel(run) {
             h('strong', {text: label, id: 'failure-label'}),
             h('code', {class: 'mono', text: failure.code}),
             failure.exceptionClass ? h('code', {class: 'mono muted', text: failure.exceptionClass}) : null),
-        failure.message ? h('pre', {class: 'failure-message', text: failure.message}) : null);
+        failure.message ? h('pre', {class: 'failure-message', text: failure.message}) : null,
+        failureStackBlock(stack));
 }
 
 function actionBar(run, actions, reload) {
