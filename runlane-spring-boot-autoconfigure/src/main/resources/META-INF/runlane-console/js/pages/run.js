@@ -11,6 +11,7 @@ import {every, markUpdated, toast} from '../app.js';
 import {confirmAction} from '../dialog.js';
 import {fact} from './overview.js';
 import {forkButton} from './fork.js';
+import {waterfallSection} from '../waterfall.js';
 import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
 
 const PAGE_SIZE = 50;
@@ -165,6 +166,7 @@ function render(body, detail, lists, loadMore, reload) {
                 stepsSection(run, steps, actions, loadMore),
                 waitsSection(steps.items),
                 signals.items.length ? section('Signals', count(signals, 'signal', 'signals'), [signalsTable(signals.items), more('signals', signals, loadMore)], 'signals') : null)));
+    body.querySelector('.grid-detail')?.before(...[waterfallSection(run, attempts.items, steps.items)].filter(Boolean));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
 }
