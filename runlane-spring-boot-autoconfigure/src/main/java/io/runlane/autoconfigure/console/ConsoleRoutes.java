@@ -69,6 +69,7 @@ final class ConsoleRoutes {
                 .POST(path + "/api/runs/{runId}/fork", recovery::fork)
                 .POST(path + "/api/runs/{runId}/{action}", actions::runAction)
                 .POST(path + "/api/idempotency-keys/reset", actions::resetKey)
+                .POST(path + "/api/tasks/{taskId}/trigger", actions::trigger)
                 .POST(path + "/api/schedules/{scheduleId}/{action}", schedules::act)
                 .filter(actions.guard())
                 .build();
