@@ -95,7 +95,8 @@ class ConsoleWaterfallBrowserIntegrationTests {
         List<String> types = attributes("#waterfall .wf-row:not(.wf-head)", "data-type");
         List<String> names = attributes("#waterfall .wf-row:not(.wf-head)", "data-name");
         assertThat(types.get(0)).isEqualTo("attempt");
-        assertThat(types).filteredOn("attempt"::equals).hasSize(4);
+        // 3 starts, or 4 when the run parked for the child's result (the child may end before it is awaited)
+        assertThat(types).filteredOn("attempt"::equals).hasSizeBetween(3, 4);
         assertThat(names)
                 .contains("prepare", "start-child", MARKUP, "go")
                 .noneMatch(name -> name.startsWith("awaitSignal.") || name.startsWith("awaitResult."));

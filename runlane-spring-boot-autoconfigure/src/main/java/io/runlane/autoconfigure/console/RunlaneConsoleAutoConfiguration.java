@@ -59,6 +59,16 @@ public final class RunlaneConsoleAutoConfiguration {
                 worker.getIfUnique());
     }
 
+    /** The run page's live updates (S-CO-26): one scheduler thread, closed with the context. */
+    @Bean
+    ConsoleLiveRuns runlaneConsoleLiveRuns(RunlaneEngine engine, DataSource dataSource) {
+        return new ConsoleLiveRuns(
+                JdbcClient.create(dataSource),
+                new SqlTemplate(engine.settings().schema()),
+                engine.settings().environment(),
+                ConsoleLiveRuns.INTERVAL);
+    }
+
     @Bean
     RouterFunction<ServerResponse> runlaneConsoleRoutes(
             RunlaneEngine engine,
@@ -66,7 +76,8 @@ public final class RunlaneConsoleAutoConfiguration {
             Environment environment,
             ConsoleReads reads,
             DataSource dataSource,
-            ObjectProvider<PayloadCodec> payloads) {
+            ObjectProvider<PayloadCodec> payloads,
+            ConsoleLiveRuns live) {
         ConsoleSettings settings = settings(properties, environment);
         JdbcClient jdbc = JdbcClient.create(dataSource);
         SqlTemplate sql = new SqlTemplate(engine.settings().schema());
@@ -91,7 +102,8 @@ public final class RunlaneConsoleAutoConfiguration {
                         new ConsoleRecovery(engine.template(), reads),
                         reads.schedules(),
                         ConsolePage.load(),
-                        new ConsoleTasks(engine, statistics, throttleBacklogs))
+                        new ConsoleTasks(engine, statistics, throttleBacklogs),
+                        live)
                 .routes();
     }
 

@@ -80,7 +80,43 @@ export function runPage(container, {id}) {
         });
     };
     load();
-    every(3, load, () => active);
+    follow(id, load, () => active, () => detail);
+}
+
+/**
+ * Re-reads the run when its live stream (S-CO-26) says it or its history changed since the detail shown, and closes
+ * the stream when the run ended or the page is left. When the server refuses the stream or it fails for good, the page
+ * polls every 3 seconds instead.
+ */
+function follow(id, load, isActive, shown) {
+    const poll = () => every(3, load, isActive);
+    if (typeof EventSource !== 'function') return poll();
+    const source = new EventSource(`api/runs/${encodeURIComponent(id)}/live`);
+    let left = false;
+    let latest = null;
+    const instant = value => (value ? Date.parse(value) : null);
+    const changed = () => {
+        const detail = shown();
+        if (latest === null) return false;
+        if (!detail) return true;
+        return instant(latest.updatedAt) !== instant(detail.run.updatedAt)
+            || latest.lastEventSeq !== (detail.events.items[0]?.sequence ?? latest.lastEventSeq)
+            || instant(latest.lastSignalAt) !== instant(detail.signals.items[0]?.sentAt);
+    };
+    // A change that lands while a read is under way is read again after it, once.
+    const catchUp = async () => {
+        for (let reads = 0; reads < 2 && changed(); reads++) await load();
+    };
+    window.addEventListener('hashchange', () => { left = true; source.close(); }, {once: true});
+    source.addEventListener('run', event => {
+        latest = JSON.parse(event.data);
+        if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(latest.status)) source.close();
+        catchUp();
+    });
+    source.addEventListener('gone', () => { source.close(); load(); });
+    source.addEventListener('error', () => {
+        if (source.readyState === EventSource.CLOSED && !left) poll();
+    });
 }
 
 /**
