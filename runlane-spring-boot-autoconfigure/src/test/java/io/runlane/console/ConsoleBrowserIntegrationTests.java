@@ -263,8 +263,8 @@ class ConsoleBrowserIntegrationTests extends ConsoleBrowserTest {
     }
 
     @Test
-    @DisplayName("S-CO-10, S-CO-3: Load more appends older steps and signals, the refresh keeps them without fetching"
-            + " them again, and markup in step names and signal payloads stays text")
+    @DisplayName("S-CO-10, S-CO-26, S-CO-3: Load more appends older steps and signals, the refresh on a change keeps"
+            + " them without fetching them again, and markup in step names and signal payloads stays text")
     void loadMoreAppendsOlderStepsAndSignals() {
         browser.beforeEveryPage(RECORD_REQUESTS);
         UUID ledger = runlane.trigger("ledger.replay", new Entries(120, SCRIPT)).runId();
@@ -297,10 +297,12 @@ class ConsoleBrowserIntegrationTests extends ConsoleBrowserTest {
                     .asString()
                     .contains(IMAGE.replace("\"", "\\\""));
 
+            // The page re-reads the run when its live stream reports a change (S-CO-26): here a new signal.
             long refreshes = requests("api/runs/" + ledger + "$");
-            browser.await(d -> requests("api/runs/" + ledger + "$") >= refreshes + 2);
+            runlane.signals().send(ledger, "note", Map.of("text", "note 61"));
+            browser.await(d -> requests("api/runs/" + ledger + "$") >= refreshes + 1);
+            browser.await(d -> rows("#signals tr.signal-row").size() == 61);
             assertThat(rows("#steps tr.step-row")).hasSize(120);
-            assertThat(rows("#signals tr.signal-row")).hasSize(60);
             assertThat(requests("/steps\\?cursor=")).isEqualTo(2);
             assertThat(requests("/signals\\?cursor=")).isEqualTo(1);
             assertThat(browser.driver().findElement(By.id("run-status")).getText())

@@ -387,6 +387,26 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-CO-25, S-CO-5: a read-only console refuses a trigger of a task with 403 and creates no run")
+    void aReadOnlyConsoleRefusesATrigger() throws Exception {
+        RunQuery reports = RunQuery.builder()
+                .taskIds("reports.build")
+                .statuses(RunStatus.values())
+                .limit(200)
+                .build();
+        int before = runlane.runs().list(reports).items().size();
+
+        mvc.perform(post(API + "/tasks/{id}/trigger", "reports.build")
+                        .header("X-Runlane-Console", "1")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .content("{\"payloadText\": \"{\\\"name\\\": \\\"x\\\", \\\"key\\\": \\\"\\\"}\"}"))
+                .andExpect(status().isForbidden())
+                .andExpect(jsonPath("$.code").value("console_read_only"));
+
+        assertThat(runlane.runs().list(reports).items()).hasSize(before);
+    }
+
+    @Test
     @DisplayName("S-RV-5: a read-only console offers no fork and refuses fork, resume-all and cancel-all with 403")
     void aReadOnlyConsoleRefusesForksAndBulkActions() throws Exception {
         UUID failed =

@@ -81,6 +81,9 @@ class ConsoleTasksBrowserIntegrationTests extends ConsoleBrowserTest {
                 By.cssSelector("tr.task-row[data-task='orders.confirm'] td.declaration"), "keys: idempotencyKey");
         assertThat(browser.driver().findElement(By.id("nav-tasks")).getDomAttribute("class"))
                 .contains("active");
+        // S-CO-25: a read-only console offers no trigger
+        assertThat(browser.driver().findElements(By.cssSelector("button.trigger-task")))
+                .isEmpty();
         assertThat(browser.driver().findElements(By.cssSelector("#chart-throughput g.chart-bar")))
                 .hasSize(61);
         assertThat(browser.driver().findElements(By.cssSelector("#chart-throughput rect.chart-ok")))

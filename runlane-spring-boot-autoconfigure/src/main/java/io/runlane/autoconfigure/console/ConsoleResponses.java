@@ -34,7 +34,8 @@ final class ConsoleResponses {
     static ServerResponse refused(RunlaneException ex) {
         HttpStatus status = switch (ex.code()) {
             case "run_not_found", "task_not_found", "schedule_not_found", "step_not_found" -> HttpStatus.NOT_FOUND;
-            case "invalid_key", "configuration_invalid" -> HttpStatus.BAD_REQUEST;
+            case "invalid_key", "configuration_invalid", "payload_invalid", "key_resolver_failed" ->
+                HttpStatus.BAD_REQUEST;
             default -> HttpStatus.CONFLICT;
         };
         return error(status, ex.code(), String.valueOf(ex.getMessage()));

@@ -10,7 +10,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The console's routes under its path {@code P}: {@code P} redirects to {@code P/}, the page; {@code P/api/…} is the
- * JSON API, its {@code POST}s ({@link ConsoleActions}, {@link ConsoleRecovery}, {@link ConsoleSchedules}) behind {@link
+ * JSON API ({@code P/api/runs/{id}/live} an event stream, {@link ConsoleLiveRuns}), its {@code POST}s ({@link ConsoleActions}, {@link ConsoleRecovery}, {@link ConsoleSchedules}) behind {@link
  * ConsoleActions#guard()}; everything else under {@code P/} is a static
  * resource of {@value ConsolePage#LOCATION}.
  */
@@ -30,6 +30,8 @@ final class ConsoleRoutes {
 
     private final ConsoleTasks tasks;
 
+    private final ConsoleLiveRuns live;
+
     ConsoleRoutes(
             ConsoleSettings settings,
             ConsoleApi api,
@@ -37,7 +39,8 @@ final class ConsoleRoutes {
             ConsoleRecovery recovery,
             ConsoleSchedules schedules,
             ConsolePage page,
-            ConsoleTasks tasks) {
+            ConsoleTasks tasks,
+            ConsoleLiveRuns live) {
         this.settings = settings;
         this.api = api;
         this.actions = actions;
@@ -45,6 +48,7 @@ final class ConsoleRoutes {
         this.schedules = schedules;
         this.page = page;
         this.tasks = tasks;
+        this.live = live;
     }
 
     RouterFunction<ServerResponse> routes() {
@@ -59,6 +63,7 @@ final class ConsoleRoutes {
                 .GET(path + "/api/runs/{runId}/events", api::events)
                 .GET(path + "/api/runs/{runId}/steps", api::steps)
                 .GET(path + "/api/runs/{runId}/signals", api::signals)
+                .GET(path + "/api/runs/{runId}/live", live::stream)
                 .GET(path + "/api/schedules", schedules::list)
                 .GET(path + "/api/tasks", tasks::tasks)
                 .GET(path + "/api/charts", tasks::charts)
@@ -69,6 +74,7 @@ final class ConsoleRoutes {
                 .POST(path + "/api/runs/{runId}/fork", recovery::fork)
                 .POST(path + "/api/runs/{runId}/{action}", actions::runAction)
                 .POST(path + "/api/idempotency-keys/reset", actions::resetKey)
+                .POST(path + "/api/tasks/{taskId}/trigger", actions::trigger)
                 .POST(path + "/api/schedules/{scheduleId}/{action}", schedules::act)
                 .filter(actions.guard())
                 .build();

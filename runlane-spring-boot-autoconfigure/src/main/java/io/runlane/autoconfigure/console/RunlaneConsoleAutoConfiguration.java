@@ -8,6 +8,8 @@ import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.query.RunActivity;
 import io.runlane.internal.query.TaskStatistics;
 import io.runlane.internal.query.ThrottleBacklogs;
+import io.runlane.internal.registry.PayloadCodec;
+import io.runlane.internal.registry.PayloadValidator;
 import io.runlane.internal.worker.RunWorker;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,6 +25,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Serves the Runlane console (S-CO-1) in a servlet web application when {@code runlane.console.enabled=true}: the
@@ -56,13 +59,25 @@ public final class RunlaneConsoleAutoConfiguration {
                 worker.getIfUnique());
     }
 
+    /** The run page's live updates (S-CO-26): one scheduler thread, closed with the context. */
+    @Bean
+    ConsoleLiveRuns runlaneConsoleLiveRuns(RunlaneEngine engine, DataSource dataSource) {
+        return new ConsoleLiveRuns(
+                JdbcClient.create(dataSource),
+                new SqlTemplate(engine.settings().schema()),
+                engine.settings().environment(),
+                ConsoleLiveRuns.INTERVAL);
+    }
+
     @Bean
     RouterFunction<ServerResponse> runlaneConsoleRoutes(
             RunlaneEngine engine,
             RunlaneProperties properties,
             Environment environment,
             ConsoleReads reads,
-            DataSource dataSource) {
+            DataSource dataSource,
+            ObjectProvider<PayloadCodec> payloads,
+            ConsoleLiveRuns live) {
         ConsoleSettings settings = settings(properties, environment);
         JdbcClient jdbc = JdbcClient.create(dataSource);
         SqlTemplate sql = new SqlTemplate(engine.settings().schema());
@@ -73,11 +88,22 @@ public final class RunlaneConsoleAutoConfiguration {
         return new ConsoleRoutes(
                         settings,
                         new ConsoleApi(reads),
-                        new ConsoleActions(settings, engine.template(), reads),
+                        new ConsoleActions(
+                                settings,
+                                engine.template(),
+                                reads,
+                                engine.tasks(),
+                                payloads.getIfAvailable(() -> new PayloadCodec(
+                                                JsonMapper.builder()
+                                                        .findAndAddModules()
+                                                        .build(),
+                                                PayloadValidator.NONE))
+                                        .jsonMapper()),
                         new ConsoleRecovery(engine.template(), reads),
                         reads.schedules(),
                         ConsolePage.load(),
-                        new ConsoleTasks(engine, statistics, throttleBacklogs))
+                        new ConsoleTasks(engine, statistics, throttleBacklogs),
+                        live)
                 .routes();
     }
 

@@ -12,6 +12,7 @@ import {confirmAction} from '../dialog.js';
 import {fact} from './overview.js';
 import {forkButton} from './fork.js';
 import {failureStackBlock} from '../failure-stack.js';
+import {waterfallSection} from '../waterfall.js';
 import {between, formatAbsolute, formatAge, formatDuration, formatPrecise, formatRelative, shortId} from '../format.js';
 
 const PAGE_SIZE = 50;
@@ -80,7 +81,43 @@ export function runPage(container, {id}) {
         });
     };
     load();
-    every(3, load, () => active);
+    follow(id, load, () => active, () => detail);
+}
+
+/**
+ * Re-reads the run when its live stream (S-CO-26) says it or its history changed since the detail shown, and closes
+ * the stream when the run ended or the page is left. When the server refuses the stream or it fails for good, the page
+ * polls every 3 seconds instead.
+ */
+function follow(id, load, isActive, shown) {
+    const poll = () => every(3, load, isActive);
+    if (typeof EventSource !== 'function') return poll();
+    const source = new EventSource(`api/runs/${encodeURIComponent(id)}/live`);
+    let left = false;
+    let latest = null;
+    const instant = value => (value ? Date.parse(value) : null);
+    const changed = () => {
+        const detail = shown();
+        if (latest === null) return false;
+        if (!detail) return true;
+        return instant(latest.updatedAt) !== instant(detail.run.updatedAt)
+            || latest.lastEventSeq !== (detail.events.items[0]?.sequence ?? latest.lastEventSeq)
+            || instant(latest.lastSignalAt) !== instant(detail.signals.items[0]?.sentAt);
+    };
+    // A change that lands while a read is under way is read again after it, once.
+    const catchUp = async () => {
+        for (let reads = 0; reads < 2 && changed(); reads++) await load();
+    };
+    window.addEventListener('hashchange', () => { left = true; source.close(); }, {once: true});
+    source.addEventListener('run', event => {
+        latest = JSON.parse(event.data);
+        if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(latest.status)) source.close();
+        catchUp();
+    });
+    source.addEventListener('gone', () => { source.close(); load(); });
+    source.addEventListener('error', () => {
+        if (source.readyState === EventSource.CLOSED && !left) poll();
+    });
 }
 
 /**
@@ -166,6 +203,7 @@ function render(body, detail, lists, loadMore, reload) {
                 stepsSection(run, steps, actions, loadMore),
                 waitsSection(steps.items),
                 signals.items.length ? section('Signals', count(signals, 'signal', 'signals'), [signalsTable(signals.items), more('signals', signals, loadMore)], 'signals') : null)));
+    body.querySelector('.grid-detail')?.before(...[waterfallSection(run, attempts.items, steps.items)].filter(Boolean));
     for (const element of body.querySelectorAll('details')) if (openDetails.has(element.dataset.key)) element.open = true;
     if (open?.id && document.getElementById(open.id)) document.getElementById(open.id).focus();
 }

@@ -1,8 +1,9 @@
 // Tasks: the declared tasks with their declaration, schedules and the figures of their runs over a range (S-CO-20),
-// and charts of throughput, failures and duration per interval for all runs, one queue or one task (S-CO-21).
+// and charts of throughput, failures and duration per interval for all runs, one queue or one task (S-CO-21). An
+// unrestricted console also offers to trigger each task with a payload typed in a dialog (S-CO-25).
 import {h, replace, humanize} from '../dom.js';
-import {get} from '../api.js';
-import {every, markUpdated} from '../app.js';
+import {get, post} from '../api.js';
+import {every, markUpdated, toast} from '../app.js';
 import {barChart, lineChart} from '../chart.js';
 import {formatAbsolute, formatClock, formatDuration} from '../format.js';
 
@@ -36,7 +37,7 @@ export function tasksPage(container, {params, info}) {
             if (scope.kind !== 'all') query[scope.kind] = scope.value;
             const [tasks, series] = await Promise.all([get('tasks', {range}), get('charts', query)]);
             renderCharts(charts, series, scope, range, info, tasks.tasks);
-            renderTasks(table, tasks, scope, range);
+            renderTasks(table, tasks, scope, range, info?.access === 'unrestricted');
             markUpdated();
         } catch (error) {
             replace(charts, h('div', {class: 'alert alert-error', text: error.message}));
@@ -103,7 +104,7 @@ function chartBlock(title, hint, svg) {
         svg);
 }
 
-function renderTasks(card, page, scope, range) {
+function renderTasks(card, page, scope, range, unrestricted) {
     if (page.tasks.length === 0) {
         replace(card, h('div', {class: 'empty', id: 'no-tasks'}, h('h2', {text: 'No tasks'}),
             h('p', {class: 'muted', text: 'Declare one with @Task on a TaskHandler or TaskFunction bean.'})));
@@ -115,10 +116,10 @@ function renderTasks(card, page, scope, range) {
             h('th', {class: 'num', text: `Finished (${page.range})`}), h('th', {class: 'num', text: 'Active'}),
             h('th', {class: 'num', text: 'Success'}), h('th', {class: 'num', text: 'p50'}), h('th', {class: 'num', text: 'p95'}),
             h('th', {class: 'num', text: 'Runs'}))),
-        h('tbody', {}, page.tasks.map(task => taskRow(task, scope, range))))));
+        h('tbody', {}, page.tasks.map(task => taskRow(task, scope, range, unrestricted))))));
 }
 
-function taskRow(task, scope, range) {
+function taskRow(task, scope, range, unrestricted) {
     const figures = task.figures;
     const active = Object.values(figures.active).reduce((sum, count) => sum + count, 0);
     return h('tr', {class: ['task-row', scope.kind === 'task' && scope.value === task.id && 'selected'], dataset: {task: task.id}},
@@ -137,7 +138,61 @@ function taskRow(task, scope, range) {
         h('td', {class: ['num', 'success-rate', figures.successRate !== null && figures.successRate < 0.9 && 'warn-text'], text: figures.successRate === null ? '—' : `${(figures.successRate * 100).toFixed(1)} %`}),
         h('td', {class: 'num p50', text: formatDuration(figures.p50Millis)}),
         h('td', {class: 'num p95', text: formatDuration(figures.p95Millis)}),
-        h('td', {class: 'num'}, h('a', {class: 'runs-link', href: '#/runs?task=' + encodeURIComponent(task.id), text: 'Runs →'})));
+        h('td', {class: 'num'}, h('div', {class: 'row-actions task-actions'},
+            unrestricted ? h('button', {class: 'button button-small trigger-task', type: 'button', text: 'Trigger', dataset: {task: task.id},
+                on: {click: () => triggerDialog(task)}}) : null,
+            h('a', {class: 'runs-link', href: '#/runs?task=' + encodeURIComponent(task.id), text: 'Runs →'}))));
+}
+
+/**
+ * Triggers the task with the payload typed as JSON (S-CO-25): the server reads it as the task's payload type and
+ * validates it like any trigger; a refusal (text that is not JSON, a field that does not map, a constraint) is shown in
+ * the dialog, which stays open. A trigger opens the run it created or returned.
+ */
+function triggerDialog(task) {
+    const payload = h('textarea', {class: 'input mono', id: 'trigger-payload', rows: 8, spellcheck: false, value: '{}', attrs: {'aria-label': 'Payload (JSON)'}});
+    const key = h('input', {class: 'input', id: 'trigger-key', type: 'text', placeholder: "the task's resolver, if any", attrs: {'aria-label': 'Idempotency key'}});
+    const delay = h('input', {class: 'input', id: 'trigger-delay', type: 'text', placeholder: 'none, or 30s, 5m, PT1H', attrs: {'aria-label': 'Delay'}});
+    const error = h('div', {class: 'alert alert-error trigger-error', id: 'trigger-error', hidden: true, attrs: {role: 'alert'}});
+    const submit = h('button', {type: 'submit', class: 'button button-primary', id: 'trigger-submit', text: 'Trigger run'});
+    const dialog = h('dialog', {class: 'dialog dialog-wide', id: 'trigger-dialog'});
+    const close = () => {
+        dialog.close();
+        dialog.remove();
+    };
+    dialog.append(h('form', {class: 'dialog-body', attrs: {method: 'dialog'}, on: {submit: async event => {
+        event.preventDefault();
+        submit.disabled = true;
+        error.hidden = true;
+        try {
+            const answer = await post(`tasks/${encodeURIComponent(task.id)}/trigger`,
+                {payloadText: payload.value, idempotencyKey: key.value, delay: delay.value});
+            close();
+            toast(answer.outcome === 'CREATED' ? 'Run created' : `${humanize(answer.outcome)}: no run was created`, 'success');
+            location.hash = '#/runs/' + answer.run.id;
+        } catch (failure) {
+            error.textContent = failure.message;
+            error.hidden = false;
+            submit.disabled = false;
+        }
+    }}},
+        h('h2', {class: 'dialog-title'}, 'Trigger ', h('span', {class: 'mono', id: 'trigger-task', text: task.id}), '?'),
+        h('div', {class: 'dialog-message', text: `A run of this task on queue ${task.queue} is created from the payload below, validated like any trigger. Its idempotency and singleton keys apply.`}),
+        h('label', {class: 'field trigger-field'}, h('span', {class: 'field-label', text: 'Payload (JSON)'}), payload),
+        h('div', {class: 'trigger-options'},
+            h('label', {class: 'field'}, h('span', {class: 'field-label', text: 'Idempotency key'}), key),
+            h('label', {class: 'field'}, h('span', {class: 'field-label', text: 'Delay'}), delay)),
+        error,
+        h('div', {class: 'dialog-actions'},
+            h('button', {type: 'button', class: 'button', text: 'Cancel', id: 'trigger-cancel', on: {click: close}}),
+            submit)));
+    dialog.addEventListener('cancel', event => {
+        event.preventDefault();
+        close();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    payload.focus();
 }
 
 function declaration(task) {
