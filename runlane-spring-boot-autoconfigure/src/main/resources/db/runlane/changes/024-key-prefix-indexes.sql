@@ -9,7 +9,8 @@
 -- range holds exactly the keys with the prefix whatever the database's collation, and stays an index range in a plan
 -- made once for any parameter (LIKE 'prefix%' does not). The unique indexes of admission (S-IK-1, S-SK-1) lead with
 -- the task and hold only owners or active holders, so they serve no look-up over every retained run. Only runs with
--- a key have an entry.
+-- a key have an entry: a keyed run costs one more entry at its creation, and one at each of its updates that is not
+-- a heap-only (HOT) update; runs without a key cost nothing.
 CREATE INDEX runs_idempotency_key_idx
     ON ${runlane_schema}.runs (environment, idempotency_key COLLATE "C")
     WHERE idempotency_key IS NOT NULL;
