@@ -29,6 +29,14 @@ import org.jspecify.annotations.Nullable;
  *     failure
  * @param sources only runs that came to be in one of these ways ({@link Run#source()}, S-OP-14); empty means all
  * @param scheduleId only runs the schedule with this id fired or triggered now ({@link Run#scheduleId()}, S-OP-14)
+ * @param minPriority only runs whose {@link Run#priority()} is at least this, from -100 to 100 (S-OP-15)
+ * @param maxPriority only runs whose {@link Run#priority()} is at most this, from -100 to 100 and not below {@code
+ *     minPriority} (S-OP-15)
+ * @param failureMessagePrefix only runs whose stored failure message ({@link RunFailure#message()}, the same failure
+ *     as {@code failureCodes}) starts with this text, compared character by character, case-sensitive, {@code %} and
+ *     {@code _} being plain characters (S-OP-15)
+ * @param idempotencyKeyPrefix only runs whose idempotency key starts with this text, case-sensitive (S-OP-15)
+ * @param singletonKeyPrefix only runs whose singleton key starts with this text, case-sensitive (S-OP-15)
  * @param limit the page size, clamped to 1..{@value #MAX_LIMIT}
  * @param cursor the {@link Page#nextCursor()} of the previous page, or {@code null} for the first page
  */
@@ -45,12 +53,20 @@ public record RunQuery(
         Set<String> failureCodes,
         Set<RunSource> sources,
         @Nullable String scheduleId,
+        @Nullable Integer minPriority,
+        @Nullable Integer maxPriority,
+        @Nullable String failureMessagePrefix,
+        @Nullable String idempotencyKeyPrefix,
+        @Nullable String singletonKeyPrefix,
         int limit,
         @Nullable String cursor) {
 
     public static final int DEFAULT_LIMIT = 50;
 
     public static final int MAX_LIMIT = 500;
+
+    /** The longest {@link #failureMessagePrefix()}, in characters: the default length of a stored message. */
+    public static final int MAX_MESSAGE_PREFIX_LENGTH = 1000;
 
     public RunQuery {
         statuses = statuses.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(statuses));
@@ -90,6 +106,11 @@ public record RunQuery(
                 failureCodes,
                 sources,
                 scheduleId,
+                minPriority,
+                maxPriority,
+                failureMessagePrefix,
+                idempotencyKeyPrefix,
+                singletonKeyPrefix,
                 limit,
                 cursor);
     }
@@ -109,6 +130,11 @@ public record RunQuery(
         private Set<String> failureCodes = Set.of();
         private Set<RunSource> sources = Set.of();
         private @Nullable String scheduleId;
+        private @Nullable Integer minPriority;
+        private @Nullable Integer maxPriority;
+        private @Nullable String failureMessagePrefix;
+        private @Nullable String idempotencyKeyPrefix;
+        private @Nullable String singletonKeyPrefix;
         private int limit = DEFAULT_LIMIT;
         private @Nullable String cursor;
 
@@ -193,6 +219,47 @@ public record RunQuery(
             return this;
         }
 
+        /** Only runs of at least this priority, from -100 to 100 (S-OP-15). */
+        public Builder minPriority(int minPriority) {
+            this.minPriority = minPriority;
+            return this;
+        }
+
+        /** Only runs of at most this priority, from -100 to 100 (S-OP-15). */
+        public Builder maxPriority(int maxPriority) {
+            this.maxPriority = maxPriority;
+            return this;
+        }
+
+        /** Only runs of exactly this priority: {@link #minPriority(int)} and {@link #maxPriority(int)} both. */
+        public Builder priority(int priority) {
+            return minPriority(priority).maxPriority(priority);
+        }
+
+        /**
+         * Only runs whose stored failure message starts with this text, such as {@code "Connection refused"}: a
+         * literal, case-sensitive prefix (S-OP-15); {@code null}: any run.
+         */
+        public Builder failureMessagePrefix(@Nullable String failureMessagePrefix) {
+            this.failureMessagePrefix = failureMessagePrefix;
+            return this;
+        }
+
+        /**
+         * Only runs whose idempotency key starts with this text, such as {@code "order-42."} (S-OP-15); {@code null}:
+         * any run.
+         */
+        public Builder idempotencyKeyPrefix(@Nullable String idempotencyKeyPrefix) {
+            this.idempotencyKeyPrefix = idempotencyKeyPrefix;
+            return this;
+        }
+
+        /** Only runs whose singleton key starts with this text (S-OP-15); {@code null}: any run. */
+        public Builder singletonKeyPrefix(@Nullable String singletonKeyPrefix) {
+            this.singletonKeyPrefix = singletonKeyPrefix;
+            return this;
+        }
+
         public Builder limit(int limit) {
             this.limit = limit;
             return this;
@@ -217,6 +284,11 @@ public record RunQuery(
                     failureCodes,
                     sources,
                     scheduleId,
+                    minPriority,
+                    maxPriority,
+                    failureMessagePrefix,
+                    idempotencyKeyPrefix,
+                    singletonKeyPrefix,
                     limit,
                     cursor);
         }

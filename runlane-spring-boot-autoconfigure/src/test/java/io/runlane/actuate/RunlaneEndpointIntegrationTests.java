@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import io.runlane.TriggerOptions;
 import io.runlane.actuate.ActuatorTestApplication.Payload;
 import java.time.Duration;
 import java.util.List;
@@ -256,6 +257,81 @@ class RunlaneEndpointIntegrationTests {
                 .expectBody()
                 .jsonPath("$.runs.length()")
                 .isEqualTo(0);
+    }
+
+    @Test
+    @DisplayName("S-OP-15, S-OP-14: the runs listing filters by priority range, failure message prefix, key prefixes,"
+            + " source and schedule")
+    void runsAreListedByPriorityPrefixesSourceAndSchedule() {
+        UUID urgent = runlane.trigger(
+                        "actuate.park",
+                        Payload.of("urgent"),
+                        TriggerOptions.builder()
+                                .priority(7)
+                                .idempotencyKey("act-prefix-1")
+                                .singletonKey("act-tenant-1")
+                                .build())
+                .runId();
+        UUID normal = runlane.trigger(
+                        "actuate.park",
+                        Payload.of("normal"),
+                        TriggerOptions.builder().idempotencyKey("act-prefix-2").build())
+                .runId();
+        UUID failed = runlane.trigger("actuate.fail", Payload.of("act-50%")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        assertListed("/runs?task=actuate.park&minPriority=7&maxPriority=7&limit=500", List.of(urgent), List.of(normal));
+        assertListed("/runs?idempotencyKeyPrefix=act-prefix-&limit=500", List.of(urgent, normal), List.of(failed));
+        assertListed("/runs?singletonKeyPrefix=act-tenant&limit=500", List.of(urgent), List.of(normal));
+        assertListed(
+                "/runs?failureMessagePrefix={prefix}&limit=500", List.of(failed), List.of(urgent), "refused act-50%");
+        assertListed("/runs?failureMessagePrefix={prefix}&limit=500", List.of(), List.of(failed), "refused act-5_");
+        assertListed("/runs?source=trigger&task=actuate.park&limit=500", List.of(urgent, normal), List.of());
+        assertListed("/runs?source=SCHEDULE,RERUN&task=actuate.park&limit=500", List.of(), List.of(urgent, normal));
+        assertListed("/runs?schedule=act-none&limit=500", List.of(), List.of(urgent, normal, failed));
+    }
+
+    private void assertListed(String uri, List<UUID> listed, List<UUID> notListed, Object... variables) {
+        client.get()
+                .uri(uri, variables)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.runs[*].id")
+                .value(List.class, ids -> {
+                    List<String> shown =
+                            ((List<?>) ids).stream().map(String::valueOf).toList();
+                    listed.forEach(id -> assertThat(shown).as(uri).contains(id.toString()));
+                    notListed.forEach(id -> assertThat(shown).as(uri).doesNotContain(id.toString()));
+                });
+    }
+
+    @Test
+    @DisplayName("S-OP-15, S-OP-14: a bad priority, prefix, source or schedule id answers 400")
+    void malformedNewFiltersAnswer400() {
+        List<List<String>> bad = List.of(
+                List.of("minPriority", "101"),
+                List.of("maxPriority", "-101"),
+                List.of("minPriority", "high"),
+                List.of("failureMessagePrefix", "  "),
+                List.of("idempotencyKeyPrefix", "a:b"),
+                List.of("singletonKeyPrefix", " "),
+                List.of("source", "cron"),
+                List.of("schedule", "a:b"));
+        for (List<String> parameter : bad) {
+            client.get()
+                    .uri("/runs?" + parameter.get(0) + "={value}", parameter.get(1))
+                    .exchange()
+                    .expectStatus()
+                    .isBadRequest();
+        }
+        client.get()
+                .uri("/runs?minPriority=5&maxPriority=4")
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
     }
 
     @Test

@@ -108,6 +108,74 @@ class ConsoleReadOnlyIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-CO-27, S-OP-15: runs are filtered by priority range, failure message prefix and key prefixes, and"
+            + " carry their priority")
+    void runsAreFilteredByPriorityMessageAndKeyPrefixes() throws Exception {
+        UUID urgent = runlane.trigger(
+                        "reports.build",
+                        new Payload("prio-urgent", "lookup-order-1"),
+                        TriggerOptions.builder().priority(9).build())
+                .runId();
+        UUID low = runlane.trigger(
+                        "reports.build",
+                        new Payload("prio-low", "lookup-order-2"),
+                        TriggerOptions.builder().priority(-9).build())
+                .runId();
+        UUID single = runlane.trigger(
+                        "reports.build",
+                        Payload.of("prio-single"),
+                        TriggerOptions.builder().singletonKey("lookup-tenant_1").build())
+                .runId();
+        UUID failed = runlane.trigger("invoices.send", Payload.of("50%_off")).runId();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(failed).orElseThrow().status() == RunStatus.FAILED);
+
+        mvc.perform(get(API + "/runs").param("minPriority", "9").param("maxPriority", "9"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.runs[*].id", contains(urgent.toString())))
+                .andExpect(jsonPath("$.runs[0].priority").value(9));
+        mvc.perform(get(API + "/runs").param("maxPriority", "-1").param("queue", "reports"))
+                .andExpect(jsonPath("$.runs[*].id", contains(low.toString())));
+        mvc.perform(get(API + "/runs").param("idempotencyKeyPrefix", "lookup-order-"))
+                .andExpect(jsonPath("$.runs[*].id", contains(low.toString(), urgent.toString())));
+        mvc.perform(get(API + "/runs").param("idempotencyKeyPrefix", "lookup-order-1"))
+                .andExpect(jsonPath("$.runs[*].id", contains(urgent.toString())));
+        mvc.perform(get(API + "/runs").param("singletonKeyPrefix", "lookup-tenant_"))
+                .andExpect(jsonPath("$.runs[*].id", contains(single.toString())));
+        mvc.perform(get(API + "/runs").param("singletonKeyPrefix", "lookup-tenant%"))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+        mvc.perform(get(API + "/runs").param("failureMessagePrefix", "refused 50%_"))
+                .andExpect(jsonPath("$.runs[*].id", contains(failed.toString())));
+        mvc.perform(get(API + "/runs").param("failureMessagePrefix", "refused 5_%"))
+                .andExpect(jsonPath("$.runs", hasSize(0)));
+    }
+
+    @Test
+    @DisplayName("S-CO-27, S-OP-15: a bad priority bound or prefix answers 400 naming the field")
+    void badPriorityOrPrefixAnswers400() throws Exception {
+        String[][] bad = {
+            {"minPriority", "high", "request_invalid"},
+            {"minPriority", "101", "configuration_invalid"},
+            {"maxPriority", "-101", "configuration_invalid"},
+            {"failureMessagePrefix", "   ", "configuration_invalid"},
+            {"failureMessagePrefix", "m".repeat(1001), "configuration_invalid"},
+            {"idempotencyKeyPrefix", "a:b", "invalid_key"},
+            {"idempotencyKeyPrefix", " ", "invalid_key"},
+            {"singletonKeyPrefix", "k".repeat(256), "invalid_key"},
+        };
+        for (String[] parameter : bad) {
+            mvc.perform(get(API + "/runs").param(parameter[0], parameter[1]))
+                    .andExpect(status().isBadRequest())
+                    .andExpect(jsonPath("$.code").value(parameter[2]))
+                    .andExpect(jsonPath("$.message", containsString(parameter[0])));
+        }
+        mvc.perform(get(API + "/runs").param("minPriority", "5").param("maxPriority", "4"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("configuration_invalid"))
+                .andExpect(jsonPath("$.message", containsString("maxPriority")));
+    }
+
+    @Test
     @DisplayName("S-CO-23, S-OP-14: runs are filtered by source and by schedule id; a bad source answers 400")
     void runsAreFilteredBySourceAndSchedule() throws Exception {
         runlane.schedules().upsert(ConsoleTestApplication.nightlyReport("source-report"));

@@ -263,6 +263,40 @@ class ConsoleRecoveryIntegrationTests {
         runlane.runs().cancel(parked, "cleanup");
     }
 
+    @Test
+    @DisplayName("S-CO-27, S-OP-15: cancel-all acts on the runs of a key prefix and a priority range only; a blank"
+            + " prefix or a bound that is not a number answers 400 and cancels nothing")
+    void cancelAllByKeyPrefixAndPriority() throws Exception {
+        TriggerOptions urgent = TriggerOptions.builder().priority(50).build();
+        UUID first = runlane.trigger("reports.build", new Payload("prefix 1", "bulk-prefix-1"), urgent)
+                .runId();
+        UUID second = runlane.trigger("reports.build", new Payload("prefix 2", "bulk-prefix-2"))
+                .runId();
+        UUID other = runlane.trigger("reports.build", new Payload("prefix 3", "bulk-other-1"), urgent)
+                .runId();
+
+        for (String bad : List.of(
+                "{\"idempotencyKeyPrefix\":\"  \"}",
+                "{\"singletonKeyPrefix\":\" \"}",
+                "{\"failureMessagePrefix\":\" \"}",
+                "{\"minPriority\":\"urgent\"}",
+                "{\"maxPriority\":101}")) {
+            action("/runs/cancel-all", bad).andExpect(status().isBadRequest());
+        }
+        assertThat(List.of(first, second, other))
+                .allSatisfy(id -> assertThat(statusOf(id)).isEqualTo(RunStatus.QUEUED));
+
+        action("/runs/cancel-all", "{\"idempotencyKeyPrefix\":\"bulk-prefix-\",\"minPriority\":\"1\"}")
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.acted").value(1));
+
+        assertThat(statusOf(first)).isEqualTo(RunStatus.CANCELLED);
+        assertThat(statusOf(second)).isEqualTo(RunStatus.QUEUED);
+        assertThat(statusOf(other)).isEqualTo(RunStatus.QUEUED);
+        runlane.runs().cancel(second, "cleanup");
+        runlane.runs().cancel(other, "cleanup");
+    }
+
     private static String bulk(String filters, Instant createdFrom, int maxRuns) {
         return "{" + filters + ",\"createdFrom\":\"" + createdFrom + "\",\"maxRuns\":" + maxRuns + "}";
     }

@@ -5,6 +5,7 @@ import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.duration;
 import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.rejectingInvalidInput;
 import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.requireSegment;
 import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.runId;
+import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.sources;
 import static io.runlane.autoconfigure.actuate.RunlaneEndpointInput.statuses;
 
 import io.runlane.Page;
@@ -105,8 +106,10 @@ public final class RunlaneEndpoint {
     }
 
     /**
-     * One page of runs, newest first, filtered by status, task, queue and failure code (each a comma-separated list or
-     * a repeated parameter); {@code null} (404) for any collection but {@code runs}.
+     * One page of runs, newest first, filtered by status, task, queue, failure code and source (each a comma-separated
+     * list or a repeated parameter; sources are {@link io.runlane.RunSource} names, any case), schedule id, priority
+     * range ({@code minPriority}, {@code maxPriority}, inclusive), failure message prefix and idempotency or singleton
+     * key prefix (S-OP-1, S-OP-14, S-OP-15); {@code null} (404) for any collection but {@code runs}.
      */
     @ReadOperation
     public @Nullable RunsDescriptor runs(
@@ -115,9 +118,59 @@ public final class RunlaneEndpoint {
             String @Nullable [] task,
             String @Nullable [] queue,
             String @Nullable [] failureCode,
+            String @Nullable [] source,
+            @Nullable String schedule,
+            @Nullable Integer minPriority,
+            @Nullable Integer maxPriority,
+            @Nullable String failureMessagePrefix,
+            @Nullable String idempotencyKeyPrefix,
+            @Nullable String singletonKeyPrefix,
             @Nullable Integer limit,
             @Nullable String cursor) {
-        return runs(runs, status, task, queue, failureCode, limit, cursor, showValues.isShown(true));
+        return runs(
+                runs,
+                status,
+                task,
+                queue,
+                failureCode,
+                new RunsFilter(
+                        source,
+                        schedule,
+                        minPriority,
+                        maxPriority,
+                        failureMessagePrefix,
+                        idempotencyKeyPrefix,
+                        singletonKeyPrefix),
+                limit,
+                cursor,
+                showValues.isShown(true));
+    }
+
+    /**
+     * The filters of {@code GET runs} added after the first ones (S-OP-14, S-OP-15), each {@code null} when absent.
+     */
+    record RunsFilter(
+            String @Nullable [] source,
+            @Nullable String schedule,
+            @Nullable Integer minPriority,
+            @Nullable Integer maxPriority,
+            @Nullable String failureMessagePrefix,
+            @Nullable String idempotencyKeyPrefix,
+            @Nullable String singletonKeyPrefix) {
+
+        void applyTo(RunQuery.Builder query) {
+            query.sources(sources("source", source))
+                    .scheduleId(schedule)
+                    .failureMessagePrefix(failureMessagePrefix)
+                    .idempotencyKeyPrefix(idempotencyKeyPrefix)
+                    .singletonKeyPrefix(singletonKeyPrefix);
+            if (minPriority != null) {
+                query.minPriority(minPriority);
+            }
+            if (maxPriority != null) {
+                query.maxPriority(maxPriority);
+            }
+        }
     }
 
     @Nullable
@@ -127,6 +180,7 @@ public final class RunlaneEndpoint {
             String @Nullable [] task,
             String @Nullable [] queue,
             String @Nullable [] failureCode,
+            RunsFilter filter,
             @Nullable Integer limit,
             @Nullable String cursor,
             boolean showValues) {
@@ -146,6 +200,7 @@ public final class RunlaneEndpoint {
         if (failureCode != null) {
             query.failureCodes(failureCode);
         }
+        filter.applyTo(query);
         Page<Run> page = rejectingInvalidInput(() -> operations().list(query.build()));
         return new RunsDescriptor(
                 page.items().stream()

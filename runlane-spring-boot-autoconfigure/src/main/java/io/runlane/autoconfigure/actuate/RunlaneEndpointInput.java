@@ -2,6 +2,7 @@ package io.runlane.autoconfigure.actuate;
 
 import io.runlane.ConfigurationInvalidException;
 import io.runlane.InvalidKeyException;
+import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import java.time.Duration;
 import java.util.Arrays;
@@ -57,6 +58,22 @@ final class RunlaneEndpointInput {
             }
         }
         return statuses;
+    }
+
+    /** Run sources by name, any case (S-OP-14); none when absent. */
+    static Set<RunSource> sources(String name, String @Nullable [] values) {
+        Set<RunSource> sources = EnumSet.noneOf(RunSource.class);
+        if (values == null) {
+            return sources;
+        }
+        for (String value : values) {
+            try {
+                sources.add(RunSource.valueOf(value.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException ex) {
+                throw badRequest(name + " '" + value + "' is not one of " + Arrays.toString(RunSource.values()), ex);
+            }
+        }
+        return sources;
     }
 
     static void requireSegment(String expected, String actual) {

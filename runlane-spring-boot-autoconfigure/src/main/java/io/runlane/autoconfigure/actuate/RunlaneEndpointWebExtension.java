@@ -51,9 +51,25 @@ public final class RunlaneEndpointWebExtension {
             String @Nullable [] task,
             String @Nullable [] queue,
             String @Nullable [] failureCode,
+            String @Nullable [] source,
+            @Nullable String schedule,
+            @Nullable Integer minPriority,
+            @Nullable Integer maxPriority,
+            @Nullable String failureMessagePrefix,
+            @Nullable String idempotencyKeyPrefix,
+            @Nullable String singletonKeyPrefix,
             @Nullable Integer limit,
             @Nullable String cursor) {
-        return found(endpoint.runs(runs, status, task, queue, failureCode, limit, cursor, shown(securityContext)));
+        RunlaneEndpoint.RunsFilter filter = new RunlaneEndpoint.RunsFilter(
+                source,
+                schedule,
+                minPriority,
+                maxPriority,
+                failureMessagePrefix,
+                idempotencyKeyPrefix,
+                singletonKeyPrefix);
+        return found(
+                endpoint.runs(runs, status, task, queue, failureCode, filter, limit, cursor, shown(securityContext)));
     }
 
     /** See {@link RunlaneEndpoint#run}; the payload masked unless this request may see it. */

@@ -44,10 +44,11 @@ final class ConsoleApi {
      * One page of runs, newest first. Parameters: {@code status}, {@code task}, {@code queue} (comma-separated or
      * repeated), {@code source} (comma-separated or repeated {@link RunSource} names, any case, S-CO-23), {@code
      * schedule} (a schedule id), {@code createdFrom}, {@code createdTo} (ISO-8601 instants), {@code idempotencyKey},
-     * {@code singletonKey}, {@code limit} and {@code cursor}.
+     * {@code singletonKey}, {@code minPriority}, {@code maxPriority} (inclusive), {@code failureMessagePrefix}, {@code
+     * idempotencyKeyPrefix}, {@code singletonKeyPrefix} (S-CO-27), {@code limit} and {@code cursor}.
      */
     ServerResponse runs(ServerRequest request) {
-        RunQuery query = RunQuery.builder()
+        RunQuery.Builder query = RunQuery.builder()
                 .statuses(statuses(values(request, "status")))
                 .taskIds(values(request, "task").toArray(String[]::new))
                 .queues(values(request, "queue").toArray(String[]::new))
@@ -55,11 +56,21 @@ final class ConsoleApi {
                 .singletonKey(text(request, "singletonKey"))
                 .sources(sources(values(request, "source")))
                 .scheduleId(text(request, "schedule"))
+                .failureMessagePrefix(text(request, "failureMessagePrefix"))
+                .idempotencyKeyPrefix(text(request, "idempotencyKeyPrefix"))
+                .singletonKeyPrefix(text(request, "singletonKeyPrefix"))
                 .createdBetween(instant(request, "createdFrom"), instant(request, "createdTo"))
                 .limit(limit(request))
-                .cursor(text(request, "cursor"))
-                .build();
-        Page<Run> page = reads.runs(query);
+                .cursor(text(request, "cursor"));
+        String minPriority = text(request, "minPriority");
+        if (minPriority != null) {
+            query.minPriority(number("minPriority", minPriority));
+        }
+        String maxPriority = text(request, "maxPriority");
+        if (maxPriority != null) {
+            query.maxPriority(number("maxPriority", maxPriority));
+        }
+        Page<Run> page = reads.runs(query.build());
         boolean shown = reads.valuesShown(request);
         return ConsoleResponses.json(new RunsPage(
                 page.items().stream().map(run -> ConsoleValues.run(run, shown)).toList(), page.nextCursor()));

@@ -90,10 +90,15 @@ final class ConsoleRecovery {
             @Nullable String createdTo,
             @Nullable Integer maxRuns,
             @Nullable List<String> sources,
-            @Nullable String scheduleId) {
+            @Nullable String scheduleId,
+            @Nullable Integer minPriority,
+            @Nullable Integer maxPriority,
+            @Nullable String failureMessagePrefix,
+            @Nullable String idempotencyKeyPrefix,
+            @Nullable String singletonKeyPrefix) {
 
         RunQuery query() {
-            return RunQuery.builder()
+            RunQuery.Builder query = RunQuery.builder()
                     .statuses(statuses(statuses))
                     .taskIds(names(taskIds))
                     .queues(names(queues))
@@ -102,7 +107,21 @@ final class ConsoleRecovery {
                     .createdBetween(instant("createdFrom", createdFrom), instant("createdTo", createdTo))
                     .sources(sources(sources))
                     .scheduleId(blankToNull(scheduleId))
-                    .build();
+                    // A blank prefix is refused (S-OP-15), not dropped: dropping it would act on more runs.
+                    .failureMessagePrefix(emptyToNull(failureMessagePrefix))
+                    .idempotencyKeyPrefix(emptyToNull(idempotencyKeyPrefix))
+                    .singletonKeyPrefix(emptyToNull(singletonKeyPrefix));
+            if (minPriority != null) {
+                query.minPriority(minPriority);
+            }
+            if (maxPriority != null) {
+                query.maxPriority(maxPriority);
+            }
+            return query.build();
+        }
+
+        private static @Nullable String emptyToNull(@Nullable String value) {
+            return (value == null || value.isEmpty()) ? null : value;
         }
 
         int maxRunsOrDefault() {

@@ -1,6 +1,7 @@
 package io.runlane.internal.operations;
 
 import io.runlane.BulkResult;
+import io.runlane.ConfigurationInvalidException;
 import io.runlane.InvalidKeyException;
 import io.runlane.Page;
 import io.runlane.PruneRequest;
@@ -22,6 +23,7 @@ import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.Guarantees;
 import io.runlane.internal.kernel.KeyRules;
+import io.runlane.internal.kernel.PriorityRules;
 import io.runlane.internal.kernel.TimeRules;
 import io.runlane.internal.lifecycle.RunTransitions;
 import io.runlane.internal.maintenance.PrunePass;
@@ -151,6 +153,59 @@ public final class DefaultRunOperations implements RunOperations {
         KeyRules.requireValidOrNull("singletonKey", query.singletonKey());
         query.failureCodes().forEach(code -> KeyRules.requireValid("failureCodes", code));
         KeyRules.requireValidOrNull("scheduleId", query.scheduleId());
+        validatePriorities(query.minPriority(), query.maxPriority());
+        validateMessagePrefix(query.failureMessagePrefix());
+        validateKeyPrefix("idempotencyKeyPrefix", query.idempotencyKeyPrefix());
+        validateKeyPrefix("singletonKeyPrefix", query.singletonKeyPrefix());
+    }
+
+    /** S-OP-15: each bound a priority (S-PR-1), the lower not above the upper. */
+    private static void validatePriorities(@Nullable Integer min, @Nullable Integer max) {
+        if (min != null) {
+            PriorityRules.requireValid("minPriority", min);
+        }
+        if (max != null) {
+            PriorityRules.requireValid("maxPriority", max);
+        }
+        if (min != null && max != null && min > max) {
+            throw new ConfigurationInvalidException(
+                    "maxPriority", "must not be below minPriority " + min + ", but was " + max);
+        }
+    }
+
+    /** S-OP-15: a message prefix has a character that is not whitespace, and is no longer than a stored message. */
+    private static void validateMessagePrefix(@Nullable String prefix) {
+        if (prefix == null) {
+            return;
+        }
+        if (prefix.isBlank()) {
+            throw new ConfigurationInvalidException("failureMessagePrefix", "must not be empty or blank");
+        }
+        int length = prefix.codePointCount(0, prefix.length());
+        if (length > RunQuery.MAX_MESSAGE_PREFIX_LENGTH) {
+            throw new ConfigurationInvalidException(
+                    "failureMessagePrefix",
+                    "must be at most " + RunQuery.MAX_MESSAGE_PREFIX_LENGTH + " characters, but has " + length);
+        }
+    }
+
+    /**
+     * S-OP-15: a key prefix is the start of a valid key (S-ID-1): not blank, at most a key's length, no {@code :}, no
+     * control character, no leading whitespace. It may end with whitespace, which a key may hold inside.
+     */
+    private static void validateKeyPrefix(String field, @Nullable String prefix) {
+        if (prefix == null) {
+            return;
+        }
+        if (prefix.isBlank()) {
+            throw new InvalidKeyException(field, "must not be empty or blank");
+        }
+        int length = prefix.codePointCount(0, prefix.length());
+        if (length > KeyRules.MAX_LENGTH) {
+            throw new InvalidKeyException(
+                    field, "must be at most " + KeyRules.MAX_LENGTH + " characters, but has " + length);
+        }
+        KeyRules.requireValid(field, prefix.stripTrailing());
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.runlane.RunQuery;
 import io.runlane.RunSource;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.TextSanitizer;
 import io.runlane.internal.kernel.TimeRules;
 import io.runlane.internal.lifecycle.RunRowMapper;
 import java.nio.charset.StandardCharsets;
@@ -46,11 +47,9 @@ public final class RunListing {
     }
 
     public Page<Run> list(RunQuery query) {
-        MapSqlParameterSource params = new MapSqlParameterSource().addValue("limit", query.limit() + 1, Types.INTEGER);
-        StringBuilder sql = filtered(query, query.statuses(), decode(query.cursor()), params);
-        sql.append(" ORDER BY id DESC LIMIT :limit");
-        List<Run> rows = new ArrayList<>(jdbc.sql(sql.toString())
-                .paramSource(params)
+        Statement statement = statement(query);
+        List<Run> rows = new ArrayList<>(jdbc.sql(statement.sql())
+                .paramSource(statement.params())
                 .query(RunRowMapper.INSTANCE)
                 .list());
         String next = null;
@@ -60,6 +59,16 @@ public final class RunListing {
         }
         return new Page<>(rows, next);
     }
+
+    /** The statement of one page of {@link #list}: one row more than the page, to tell whether another follows. */
+    Statement statement(RunQuery query) {
+        MapSqlParameterSource params = new MapSqlParameterSource().addValue("limit", query.limit() + 1, Types.INTEGER);
+        StringBuilder sql = filtered(query, query.statuses(), decode(query.cursor()), params);
+        sql.append(" ORDER BY id DESC LIMIT :limit");
+        return new Statement(sql.toString(), params);
+    }
+
+    record Statement(String sql, MapSqlParameterSource params) {}
 
     /**
      * The next window of a bulk action (S-RV-4): at most {@code limit} runs the query's filters select, but in one of
@@ -93,8 +102,18 @@ public final class RunListing {
             sql.append(" AND queue IN (:queues)");
             params.addValue("queues", query.queues());
         }
-        condition(sql, params, "idempotency_key =", "idempotencyKey", query.idempotencyKey(), Types.VARCHAR);
-        condition(sql, params, "singleton_key =", "singletonKey", query.singletonKey(), Types.VARCHAR);
+        // Compared in the "C" collation, as runs_idempotency_key_idx and runs_singleton_key_idx hold them (S-OP-15);
+        // equality is the same in every deterministic collation.
+        condition(
+                sql,
+                params,
+                "idempotency_key COLLATE \"C\" =",
+                "idempotencyKey",
+                query.idempotencyKey(),
+                Types.VARCHAR);
+        condition(sql, params, "singleton_key COLLATE \"C\" =", "singletonKey", query.singletonKey(), Types.VARCHAR);
+        prefix(sql, params, "idempotency_key", "idempotencyKeyPrefix", query.idempotencyKeyPrefix());
+        prefix(sql, params, "singleton_key", "singletonKeyPrefix", query.singletonKeyPrefix());
         condition(
                 sql,
                 params,
@@ -134,8 +153,78 @@ public final class RunListing {
                     .append(')');
         }
         condition(sql, params, "schedule_id =", "scheduleId", query.scheduleId(), Types.VARCHAR);
+        condition(sql, params, "priority >=", "minPriority", query.minPriority(), Types.INTEGER);
+        condition(sql, params, "priority <=", "maxPriority", query.maxPriority(), Types.INTEGER);
+        if (query.failureMessagePrefix() != null) {
+            // S-OP-15: a literal prefix; the message is stored with U+0000 replaced (S-EX-25), so the prefix is too.
+            sql.append(" AND failure_message LIKE :failureMessagePattern ESCAPE '\\'");
+            params.addValue(
+                    "failureMessagePattern",
+                    likePrefix(TextSanitizer.storable(query.failureMessagePrefix())),
+                    Types.VARCHAR);
+        }
         condition(sql, params, "id <", "after", below, Types.OTHER);
         return sql;
+    }
+
+    /**
+     * S-OP-15: the keys that start with {@code prefix}, as the range {@code [prefix, successor)} of the column in the
+     * "C" collation, where text compares by code point (UTF-8 bytes), so the range holds exactly the keys with the
+     * prefix. The range is what a btree index in that collation (changeset {@code 024-key-prefix-indexes.sql}) reads;
+     * unlike {@code LIKE 'prefix%'} it stays an index range when the statement is planned once for any parameter.
+     */
+    private static void prefix(
+            StringBuilder sql, MapSqlParameterSource params, String column, String name, @Nullable String prefix) {
+        if (prefix == null) {
+            return;
+        }
+        sql.append(" AND ").append(column).append(" COLLATE \"C\" >= :").append(name);
+        params.addValue(name, prefix, Types.VARCHAR);
+        String end = successor(prefix);
+        if (end != null) {
+            sql.append(" AND ")
+                    .append(column)
+                    .append(" COLLATE \"C\" < :")
+                    .append(name)
+                    .append("End");
+            params.addValue(name + "End", end, Types.VARCHAR);
+        } else {
+            sql.append(" AND starts_with(")
+                    .append(column)
+                    .append(", :")
+                    .append(name)
+                    .append(')');
+        }
+    }
+
+    /**
+     * The least text above every text that starts with {@code prefix}: the prefix with its last code point below
+     * U+10FFFF increased by one (past the surrogates, which no text holds) and what follows it dropped; {@code null}
+     * when every code point is U+10FFFF.
+     */
+    static @Nullable String successor(String prefix) {
+        int[] codePoints = prefix.codePoints().toArray();
+        for (int i = codePoints.length - 1; i >= 0; i--) {
+            if (codePoints[i] < Character.MAX_CODE_POINT) {
+                int next = codePoints[i] + 1;
+                codePoints[i] = (next >= Character.MIN_SURROGATE && next <= Character.MAX_SURROGATE) ? 0xE000 : next;
+                return new String(codePoints, 0, i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** A {@code LIKE} pattern, escape {@code \}, of the texts that start with {@code prefix} taken literally. */
+    static String likePrefix(String prefix) {
+        StringBuilder pattern = new StringBuilder(prefix.length() + 1);
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '%' || c == '_' || c == '\\') {
+                pattern.append('\\');
+            }
+            pattern.append(c);
+        }
+        return pattern.append('%').toString();
     }
 
     /**

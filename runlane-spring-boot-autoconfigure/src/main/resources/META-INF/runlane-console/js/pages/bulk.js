@@ -29,7 +29,8 @@ const ACTIONS = {
 
 /**
  * The bulk panel of the runs page. `filter()` answers the list's current filter: {status, taskId, queue, source,
- * scheduleId, idempotencyKey, singletonKey, createdFrom, description}; `done()` refreshes the list.
+ * scheduleId, minPriority, maxPriority, failureMessagePrefix, idempotencyKeyPrefix, singletonKeyPrefix, createdFrom,
+ * description}; `done()` refreshes the list.
  */
 export function bulkPanel(status, filter, done) {
     const result = h('div', {class: 'bulk-result', id: 'bulk-result', attrs: {'aria-live': 'polite'}});
@@ -78,8 +79,11 @@ async function act(action, filter, result, done) {
             queues: filter.queue ? [filter.queue] : [],
             sources: filter.source ? [filter.source] : [],
             scheduleId: filter.scheduleId ?? null,
-            idempotencyKey: filter.idempotencyKey ?? null,
-            singletonKey: filter.singletonKey ?? null,
+            minPriority: filter.minPriority ?? null,
+            maxPriority: filter.maxPriority ?? null,
+            failureMessagePrefix: filter.failureMessagePrefix ?? null,
+            idempotencyKeyPrefix: filter.idempotencyKeyPrefix ?? null,
+            singletonKeyPrefix: filter.singletonKeyPrefix ?? null,
             createdFrom: filter.createdFrom ?? null,
             maxRuns: counted.count
         });
@@ -97,8 +101,11 @@ async function count(filter, statuses) {
     if (filter.queue) params.set('queue', filter.queue);
     if (filter.source) params.set('source', filter.source);
     if (filter.scheduleId) params.set('schedule', filter.scheduleId);
-    if (filter.idempotencyKey) params.set('idempotencyKey', filter.idempotencyKey);
-    if (filter.singletonKey) params.set('singletonKey', filter.singletonKey);
+    if (filter.minPriority !== null && filter.minPriority !== undefined) params.set('minPriority', filter.minPriority);
+    if (filter.maxPriority !== null && filter.maxPriority !== undefined) params.set('maxPriority', filter.maxPriority);
+    if (filter.failureMessagePrefix) params.set('failureMessagePrefix', filter.failureMessagePrefix);
+    if (filter.idempotencyKeyPrefix) params.set('idempotencyKeyPrefix', filter.idempotencyKeyPrefix);
+    if (filter.singletonKeyPrefix) params.set('singletonKeyPrefix', filter.singletonKeyPrefix);
     if (filter.createdFrom) params.set('createdFrom', filter.createdFrom);
     let total = 0;
     let cursor = null;
