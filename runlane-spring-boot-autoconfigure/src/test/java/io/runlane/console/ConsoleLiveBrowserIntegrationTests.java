@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -32,7 +28,7 @@ import org.springframework.test.context.DynamicPropertySource;
         classes = ConsoleTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = "runlane.console.enabled=true")
-class ConsoleLiveBrowserIntegrationTests {
+class ConsoleLiveBrowserIntegrationTests extends ConsoleBrowserTest {
 
     /** Counts the page's reads of a run's detail ({@code api/runs/<id>} without a further segment). */
     private static final String COUNT_DETAIL_READS = """
@@ -57,27 +53,9 @@ class ConsoleLiveBrowserIntegrationTests {
         ConsoleTestApplication.properties(registry, "console_live_browser");
     }
 
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
     @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
+    void countDetailReads() {
         browser.beforeEveryPage(COUNT_DETAIL_READS);
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

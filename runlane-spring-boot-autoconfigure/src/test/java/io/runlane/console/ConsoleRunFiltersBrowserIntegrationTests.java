@@ -4,23 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebElement;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -35,7 +30,7 @@ import org.springframework.test.context.DynamicPropertySource;
         classes = ConsoleTestApplication.class,
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {"runlane.console.enabled=true", "runlane.console.access=unrestricted"})
-class ConsoleRunFiltersBrowserIntegrationTests {
+class ConsoleRunFiltersBrowserIntegrationTests extends ConsoleBrowserTest {
 
     /** A valid idempotency key (S-ID-1) that is markup: shown as text, it runs nothing. */
     private static final String MARKUP_KEY = "<img src=x onerror=window.injected=1>";
@@ -43,28 +38,6 @@ class ConsoleRunFiltersBrowserIntegrationTests {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_browser_filters");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     private List<String> listedRunIds() {

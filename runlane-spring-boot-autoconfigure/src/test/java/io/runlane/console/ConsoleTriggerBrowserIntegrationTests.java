@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.runlane.RunQuery;
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebElement;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -36,7 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
             "runlane.console.access=unrestricted",
             "runlane.console.show-values=always"
         })
-class ConsoleTriggerBrowserIntegrationTests {
+class ConsoleTriggerBrowserIntegrationTests extends ConsoleBrowserTest {
 
     private static final String MARKUP = "<img src=x onerror=alert(1)>";
 
@@ -45,28 +40,6 @@ class ConsoleTriggerBrowserIntegrationTests {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_trigger_browser");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test

@@ -4,22 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
-import io.runlane.RunlaneTemplate;
 import io.runlane.console.ConsoleTestApplication.Payload;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -35,35 +30,13 @@ import org.springframework.test.context.DynamicPropertySource;
         classes = {ConsoleTestApplication.class, ConsoleWaitsIntegrationTests.Tasks.class},
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {"runlane.console.enabled=true", "runlane.console.show-values=always"})
-class ConsoleWaterfallBrowserIntegrationTests {
+class ConsoleWaterfallBrowserIntegrationTests extends ConsoleBrowserTest {
 
     private static final String MARKUP = "<img src=x onerror=alert(1)>";
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         ConsoleTestApplication.properties(registry, "console_waterfall");
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private RunlaneTemplate runlane;
-
-    private ConsoleBrowser browser;
-
-    @BeforeEach
-    void open() {
-        browser = ConsoleBrowser.open("http://localhost:" + port + "/runlane/");
-    }
-
-    @AfterEach
-    void close() {
-        if (browser == null) {
-            return; // skipped: no browser was found
-        }
-        browser.printErrors();
-        browser.close();
     }
 
     @Test
