@@ -228,7 +228,12 @@ class FaultInjectionIT {
         Evidence throttled = null;
         if (throttleLoad != null) {
             throttled = Evidence.load(cluster, scenario.name(), Evidence.Selection.THROTTLED);
-            new ThrottleCheck(throttled, throttleLoad.answers(), ThrottleTask.LIMIT, ThrottleTask.PERIOD)
+            new ThrottleCheck(
+                            throttled,
+                            throttleLoad.answers(),
+                            ThrottleTask.LIMIT,
+                            ThrottleTask.PERIOD,
+                            skewedWorker(cluster))
                     .check(report, scenario.name());
         }
         report.unanswered = load.unanswered() + (throttleLoad == null ? 0 : throttleLoad.unanswered());
@@ -358,6 +363,20 @@ class FaultInjectionIT {
                 report.violation(run.id(), "has " + resumed + " RESUMED events after the two bulk resumes, not one");
             }
         }
+    }
+
+    /** The worker id of the cluster's instance whose clock is off, or {@code null} when none is. */
+    private static @Nullable String skewedWorker(FaultCluster cluster) throws InterruptedException {
+        for (FaultNode node : cluster.nodes()) {
+            if (node.skew() != null) {
+                String answer = node.call("GET", "/faults/late-claim");
+                if (answer == null) {
+                    throw new IllegalStateException(node.instance() + " did not tell its worker id");
+                }
+                return answer.trim().split(" ")[1];
+            }
+        }
+        return null;
     }
 
     /** Restarts the last instance with its clock off; false (and a printed line) when libfaketime is missing. */

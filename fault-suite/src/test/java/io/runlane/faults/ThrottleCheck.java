@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks the throttled runs of the {@code clock-skew} scenario against the throttle's promises, from the database
@@ -32,9 +33,10 @@ import java.util.stream.Collectors;
  *       scenario {@code SUCCEEDED}.
  * </ol>
  *
- * <p>Also reported, not asserted: the runs, their starts, and the tightest window of {@code N + 1} consecutive starts
- * of a key ({@code throttle_tightest_window_ms}), which is close to the period when the load kept the keys at their
- * limit and the window's edge was exercised.
+ * <p>Also reported, not asserted: the runs, their starts, the tightest window of {@code N + 1} consecutive starts of a
+ * key ({@code throttle_tightest_window_ms}), which is close to the period when the load kept the keys at their limit
+ * and the window's edge was exercised, and the starts of the instance whose clock is off ({@code
+ * throttled_starts_on_skewed_instance}); none at all means the skew was not exercised, which is reported as broken.
  */
 final class ThrottleCheck {
 
@@ -46,19 +48,31 @@ final class ThrottleCheck {
 
     private final Duration period;
 
-    ThrottleCheck(Evidence evidence, List<Answer> answers, int limit, Duration period) {
+    private final @Nullable String skewedWorker;
+
+    /**
+     * With {@code skewedWorker}, the worker id of the instance whose clock is off, whose starts must be among the
+     * keys' or the skew was not exercised; {@code null} when no instance is skewed.
+     */
+    ThrottleCheck(Evidence evidence, List<Answer> answers, int limit, Duration period, @Nullable String skewedWorker) {
         this.evidence = evidence;
         this.answers = answers;
         this.limit = limit;
         this.period = period;
+        this.skewedWorker = skewedWorker;
     }
 
     void check(FaultReport report, String scenario) {
         Map<UUID, List<EventRow>> events = evidence.eventsByRun();
         Map<String, List<Instant>> starts = new HashMap<>();
+        long skewedStarts = 0;
         for (RunRow run : evidence.runs()) {
+            List<EventRow> claims = starts(events.getOrDefault(run.id(), List.of()));
+            skewedStarts += claims.stream()
+                    .filter(claim -> claim.actor().equals(skewedWorker))
+                    .count();
             starts.computeIfAbsent(run.key(), key -> new ArrayList<>())
-                    .addAll(starts(events.getOrDefault(run.id(), List.of())));
+                    .addAll(claims.stream().map(EventRow::at).toList());
         }
         long violations = 0;
         long tightest = Long.MAX_VALUE;
@@ -83,6 +97,13 @@ final class ThrottleCheck {
                 starts.values().stream().mapToLong(List::size).sum());
         if (tightest != Long.MAX_VALUE) {
             report.figure("throttle_tightest_window_ms", tightest);
+        }
+        if (skewedWorker != null) {
+            report.figure("throttled_starts_on_skewed_instance", skewedStarts);
+            if (skewedStarts == 0) {
+                report.violation("the instance whose clock is off started no throttled attempt, so a throttle judged"
+                        + " across skewed clocks (S-TH-3) was not exercised");
+            }
         }
     }
 
@@ -124,15 +145,15 @@ final class ThrottleCheck {
     }
 
     /** The run's attempt starts: its claims, less those handed back before the next claim (S-EX-17). */
-    static List<Instant> starts(List<EventRow> events) {
+    static List<EventRow> starts(List<EventRow> events) {
         List<EventRow> sorted =
                 events.stream().sorted(Comparator.comparingInt(EventRow::seq)).toList();
-        List<Instant> starts = new ArrayList<>();
+        List<EventRow> starts = new ArrayList<>();
         EventRow claim = null;
         for (EventRow event : sorted) {
             if (event.type().equals("CLAIMED")) {
                 if (claim != null) {
-                    starts.add(claim.at());
+                    starts.add(claim);
                 }
                 claim = event;
             } else if (event.type().equals("HANDED_BACK")) {
@@ -140,7 +161,7 @@ final class ThrottleCheck {
             }
         }
         if (claim != null) {
-            starts.add(claim.at());
+            starts.add(claim);
         }
         return starts;
     }

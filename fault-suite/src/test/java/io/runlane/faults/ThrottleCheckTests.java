@@ -33,6 +33,8 @@ class ThrottleCheckTests {
 
     private final List<Answer> answers = new ArrayList<>();
 
+    private String skewed = "w1";
+
     @Test
     @DisplayName("S-TH-1: a key whose every third start comes exactly one period after the first passes")
     void keyAtItsLimitPasses() {
@@ -98,6 +100,18 @@ class ThrottleCheckTests {
     }
 
     @Test
+    @DisplayName("S-TH-3: a skewed instance that started no throttled attempt leaves the skew unexercised")
+    void skewedInstanceWithoutStartsIsReported() {
+        atTheLimit();
+        skewed = "w3";
+
+        FaultReport report = check();
+
+        assertThat(report.line()).contains(" throttled_starts_on_skewed_instance=0 ");
+        assertThat(report.violations()).anyMatch(violation -> violation.contains("not exercised"));
+    }
+
+    @Test
     @DisplayName("S-TH-2: an answered trigger whose run does not exist is dropped")
     void answeredTriggerWithoutItsRunIsDropped() {
         atTheLimit();
@@ -155,7 +169,7 @@ class ThrottleCheckTests {
 
     private FaultReport check() {
         FaultReport report = new FaultReport(SCENARIO, 1);
-        new ThrottleCheck(new Evidence(runs, events, List.of()), answers, LIMIT, Duration.ofSeconds(1))
+        new ThrottleCheck(new Evidence(runs, events, List.of()), answers, LIMIT, Duration.ofSeconds(1), skewed)
                 .check(report, SCENARIO);
         return report;
     }
