@@ -69,9 +69,8 @@ record FaultScenario(
      * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
      * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, {@code kill -9} and
      * backend kills during bursts of debounced triggers, an instance's clock minutes off while throttled keys are at
-     * their limit (S-TH-3), all of them at once, and the failovers of a synchronously
-     * replicated pair: its
-     * primary killed, and its primary hung.
+     * their limit (S-TH-3), all of them at once, and the failovers of a synchronously replicated pair: its primary
+     * killed, and its primary hung.
      */
     static List<FaultScenario> all() {
         return List.of(
