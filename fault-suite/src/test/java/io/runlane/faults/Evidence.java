@@ -32,6 +32,9 @@ record Evidence(List<RunRow> runs, List<EventRow> events, List<EffectRow> effect
 
         /** The debounced task's runs, by debounce key: a key has one run per debounce window. */
         static final Selection DEBOUNCED = new Selection(DebounceTask.ID, "debounce_key");
+
+        /** The throttled task's runs, by throttle key: a key has many runs, each with its own idempotency key. */
+        static final Selection THROTTLED = new Selection(ThrottleTask.ID, "throttle_key");
     }
 
     record RunRow(

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.TestInstance;
  * load is driven through their HTTP trigger endpoint, faults are injected, and after a drain the invariants of
  * {@link InvariantCheck} are checked by SQL against Runlane's tables and the handlers' effect log (for the
  * transactional-step workload also those of {@link TransactionalStepCheck}, for the debounced one those of {@link
- * DebounceCheck} instead of the per-key checks). Each scenario prints one {@code FAULTS
- * ...} line.
+ * DebounceCheck} instead of the per-key checks, and for a scenario with a throttled load beside its main one those of
+ * {@link ThrottleCheck} on its throttled runs). Each scenario prints one {@code FAULTS ...} line.
  *
  * <p>Runs with {@code mvn -B -ntp verify -Pfaults}. System properties: {@code faults.seconds} (load window per
  * scenario, default 12), {@code faults.rate} (keys per second, default 15), {@code faults.seed} (replays a run's
@@ -175,6 +175,15 @@ class FaultInjectionIT {
                 return null;
             }));
         }
+        ThrottleLoad throttleLoad = scenario.throttled()
+                ? new ThrottleLoad(cluster.nodes(), scenario.name(), new Random(scenarioSeed + 7), window)
+                : null;
+        if (throttleLoad != null) {
+            running.add(injectors.submit(() -> {
+                throttleLoad.run(Duration.ofMinutes(1));
+                return null;
+            }));
+        }
         load.run(Duration.ofMinutes(1));
         try {
             for (Future<?> injector : running) {
@@ -185,7 +194,10 @@ class FaultInjectionIT {
             cluster.restore();
         }
         long drainStart = System.nanoTime();
-        drain(cluster, scenario);
+        drain(cluster, scenario, scenario.workload().runs());
+        if (throttleLoad != null) {
+            drain(cluster, scenario, Evidence.Selection.THROTTLED);
+        }
         long drainMillis = Duration.ofNanos(System.nanoTime() - drainStart).toMillis();
 
         Evidence evidence =
@@ -213,7 +225,18 @@ class FaultInjectionIT {
                             context.killed())
                     .check(report);
         }
-        report.unanswered = load.unanswered();
+        Evidence throttled = null;
+        if (throttleLoad != null) {
+            throttled = Evidence.load(cluster, scenario.name(), Evidence.Selection.THROTTLED);
+            new ThrottleCheck(
+                            throttled,
+                            throttleLoad.answers(),
+                            ThrottleTask.LIMIT,
+                            ThrottleTask.PERIOD,
+                            skewedWorker(cluster))
+                    .check(report, scenario.name());
+        }
+        report.unanswered = load.unanswered() + (throttleLoad == null ? 0 : throttleLoad.unanswered());
         List<String> unfounded = LeaseLossWarnings.unfounded(cluster.directory(), scenario.name(), evidence);
         report.unfoundedLeaseLossWarnings = unfounded.size();
         unfounded.forEach(warning -> report.note("lease-loss warning without a lease expiry: " + warning));
@@ -229,6 +252,9 @@ class FaultInjectionIT {
                 + report.reasonSummary());
         report.note("re-executions by reason: " + report.reasonSummary());
         write(scenarioDirectory, evidence, report);
+        if (throttled != null) {
+            throttled.dump(scenarioDirectory.resolve("throttled"), Set.of());
+        }
         lines.add(report.line());
         passed += report.passed() ? 1 : 0;
         System.out.println(report.line());
@@ -339,6 +365,20 @@ class FaultInjectionIT {
         }
     }
 
+    /** The worker id of the cluster's instance whose clock is off, or {@code null} when none is. */
+    private static @Nullable String skewedWorker(FaultCluster cluster) throws InterruptedException {
+        for (FaultNode node : cluster.nodes()) {
+            if (node.skew() != null) {
+                String answer = node.call("GET", "/faults/late-claim");
+                if (answer == null) {
+                    throw new IllegalStateException(node.instance() + " did not tell its worker id");
+                }
+                return answer.trim().split(" ")[1];
+            }
+        }
+        return null;
+    }
+
     /** Restarts the last instance with its clock off; false (and a printed line) when libfaketime is missing. */
     private boolean skewInstance(FaultScenario scenario) throws Exception {
         Random random = new Random(seed);
@@ -390,17 +430,13 @@ class FaultInjectionIT {
         return failoverCluster;
     }
 
-    /** Waits, bounded, until every run of the scenario is terminal; what is not by then is reported as stuck. */
-    private void drain(FaultCluster cluster, FaultScenario scenario) {
+    /** Waits, bounded, until every run of {@code runs} is terminal; what is not by then is reported as stuck. */
+    private void drain(FaultCluster cluster, FaultScenario scenario, Evidence.Selection runs) {
         try {
             await().atMost(DRAIN_TIMEOUT)
                     .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
-                    .until(() -> Evidence.unfinished(
-                                    cluster,
-                                    scenario.name(),
-                                    scenario.workload().runs())
-                            == 0);
+                    .until(() -> Evidence.unfinished(cluster, scenario.name(), runs) == 0);
         } catch (ConditionTimeoutException ex) {
             System.out.println("FAULTS-EVENT scenario=" + scenario.name() + " drain timed out after " + DRAIN_TIMEOUT);
         }

@@ -21,7 +21,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The suite's view of an instance: triggers through the public API (debounced ones too), a bulk resume, readiness,
+ * The suite's view of an instance: triggers through the public API (debounced and throttled ones too), a bulk resume, readiness,
  * markers in the instance's log, and the claim answers it holds back ({@link LateClaimAnswers}).
  */
 @RestController
@@ -83,6 +83,21 @@ class FaultNodeController {
             @RequestParam long workMillis) {
         TriggerResult result =
                 runlane.trigger(DebounceTask.class, new DebounceTask.Payload(scenario, key, seq, workMillis));
+        return result.runId() + " " + result.outcome();
+    }
+
+    /**
+     * Triggers the throttled task for one key with the key's {@code seq}-th payload, a run of its own (S-TH-1);
+     * answers {@code <run id> <outcome>}.
+     */
+    @PostMapping("/faults/throttle")
+    String throttle(
+            @RequestParam String scenario,
+            @RequestParam String key,
+            @RequestParam long seq,
+            @RequestParam long workMillis) {
+        TriggerResult result =
+                runlane.trigger(ThrottleTask.class, new ThrottleTask.Payload(scenario, key, seq, workMillis));
         return result.runId() + " " + result.outcome();
     }
 

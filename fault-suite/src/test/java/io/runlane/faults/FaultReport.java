@@ -60,6 +60,8 @@ final class FaultReport {
 
     private final Map<String, Long> figures = new LinkedHashMap<>();
 
+    private final Map<String, Long> invariants = new LinkedHashMap<>();
+
     FaultReport(String scenario, long seed) {
         this.scenario = scenario;
         this.seed = seed;
@@ -93,6 +95,14 @@ final class FaultReport {
         figures.put(name, value);
     }
 
+    /**
+     * The count of a scenario's own invariant, such as a throttle's broken windows: printed after the common counts
+     * (0 expected); each breach is also a {@link #violation}.
+     */
+    void invariant(String name, long count) {
+        invariants.put(name, count);
+    }
+
     boolean passed() {
         return violations.isEmpty();
     }
@@ -121,12 +131,12 @@ final class FaultReport {
                 + " event_violations=" + eventViolations + " unexplained_reexecutions=" + unexplained
                 + " missing_effects=" + missingEffects + " zombie_completions_refused=" + zombiesRefused
                 + " unanswered_triggers=" + unanswered + " unfounded_lease_loss_warnings=" + unfoundedLeaseLossWarnings
-                + figures() + " seed=" + seed;
+                + fields(invariants) + fields(figures) + " seed=" + seed;
     }
 
-    private String figures() {
+    private static String fields(Map<String, Long> fields) {
         StringBuilder line = new StringBuilder();
-        figures.forEach(
+        fields.forEach(
                 (name, value) -> line.append(' ').append(name).append('=').append(value));
         return line.toString();
     }

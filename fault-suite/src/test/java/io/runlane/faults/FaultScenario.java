@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * A named scenario: the faults injected together during its load window, whether the clock-skewed instance must be
  * running, which runs may be executed more than once, what its faults must have been seen to do (a partitioned
- * zombie's refused completion, a late claim answer), and what the handlers do.
+ * zombie's refused completion, a late claim answer), what the handlers do, and whether a throttled load ({@link
+ * ThrottleLoad}) runs beside the main one.
  */
 record FaultScenario(
         String name,
@@ -14,7 +15,18 @@ record FaultScenario(
         boolean needsSkew,
         Reexecution reexecution,
         Required required,
-        Workload workload) {
+        Workload workload,
+        boolean throttled) {
+
+    FaultScenario(
+            String name,
+            List<Fault> faults,
+            boolean needsSkew,
+            Reexecution reexecution,
+            Required required,
+            Workload workload) {
+        this(name, faults, needsSkew, reexecution, required, workload, false);
+    }
 
     FaultScenario(String name, List<Fault> faults, boolean needsSkew, Reexecution reexecution) {
         this(name, faults, needsSkew, reexecution, Required.NOTHING);
@@ -56,9 +68,9 @@ record FaultScenario(
     /**
      * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
      * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, {@code kill -9} and
-     * backend kills during bursts of debounced triggers, all of them at once, and the failovers of a synchronously
-     * replicated pair: its
-     * primary killed, and its primary hung.
+     * backend kills during bursts of debounced triggers, an instance's clock minutes off while throttled keys are at
+     * their limit (S-TH-3), all of them at once, and the failovers of a synchronously replicated pair: its primary
+     * killed, and its primary hung.
      */
     static List<FaultScenario> all() {
         return List.of(
@@ -101,7 +113,8 @@ record FaultScenario(
                         Workload.DEBOUNCED),
                 new FaultScenario(
                         "latency", List.of(Faults.latency(0, Duration.ofMillis(200))), false, Reexecution.NONE),
-                new FaultScenario("clock-skew", List.of(), true, Reexecution.NONE),
+                new FaultScenario(
+                        "clock-skew", List.of(), true, Reexecution.NONE, Required.NOTHING, Workload.EFFECTS, true),
                 new FaultScenario("row-lock", List.of(Faults.rowLock()), false, Reexecution.LOCKED_RUNS),
                 new FaultScenario(
                         "combined",

@@ -128,6 +128,16 @@ class ThrottleIntegrationTests {
         }
     }
 
+    /** Five starts a second for the whole task, for the test of how soon a freed start is taken. */
+    @Task(id = "throttle.paced", throttle = 5, throttlePeriod = "1s")
+    public static class Paced implements TaskHandler<Payload> {
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
     /** Released by a test that froze an instance with the first attempt of a {@link Freezing} run in hand. */
     static volatile CountDownLatch thaw = new CountDownLatch(0);
 
@@ -239,6 +249,36 @@ class ThrottleIntegrationTests {
         assertThat(Duration.between(both.get(0), both.get(LIMIT)))
                 .as("two keys have a window each")
                 .isLessThan(PERIOD);
+    }
+
+    @Test
+    @DisplayName("S-TH-2: the worker takes each freed start when its window frees it, not at its next poll: a key of"
+            + " 5 starts a second drains 20 runs in about 4 periods with a 30 s poll interval")
+    void aFreedStartIsTakenWithoutWaitingForThePollInterval(@FreshSchema("throttle_paced") String schema) {
+        // One slot: the starts of a window come one claim after another, so each frees on its own, and a claim's
+        // start may leave the window while the claim's transaction still judges which keys are at their limit.
+        TestRunlane runlane = TestRunlane.withExecution(
+                first,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(1, Duration.ofSeconds(30)),
+                EngineListener.NONE,
+                new Paced());
+        instances.add(runlane);
+        List<Run> runs = trigger(runlane, "throttle.paced", "p", null, 20);
+
+        runlane.startWorker();
+        // 20 starts at 5 per second take 3 periods after the first; the bound leaves room for a loaded machine and
+        // stays far below the poll interval (at least 24 s with its jitter), which a missed wake-up would cost.
+        awaitSucceeded(runlane, runs, Duration.ofSeconds(4 + 8));
+
+        List<Instant> starts = starts(runlane, runs);
+        assertThat(starts).hasSize(20);
+        for (int i = 0; i + 5 < starts.size(); i++) {
+            assertThat(Duration.between(starts.get(i), starts.get(i + 5)))
+                    .as("starts %d and %d of %s", i, i + 5, starts)
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        }
     }
 
     @Test

@@ -180,16 +180,24 @@ final class ThrottledClaims {
 
     /**
      * The keys at their throttle after a claim, and in how many milliseconds the first of them gains a start: when
-     * its oldest start in the window leaves it.
+     * the N-th newest of its starts leaves the window. Judged on the starts since the window of the transaction's
+     * start, not of this statement's: a start that left the window between the claim and this statement would
+     * otherwise hide its key, which the claim found at its limit, and the poller would wait a whole poll interval
+     * although the key has a free start now (S-TH-2); such a key is due at once ({@code free_in_ms} at most 0) and
+     * is not counted among the keys at their limit.
      */
     private static final String SATURATED = """
-            SELECT count(*) AS keys,
-                   ceil(extract(epoch FROM min(oldest) + :periodMs * interval '1 millisecond' - statement_timestamp())
-                        * 1000) AS free_in_ms
-            FROM (SELECT min(started_at) AS oldest FROM {schema}.throttle_starts
-                  WHERE environment = :environment AND task_id = :taskId AND %s
-                  GROUP BY throttle_key HAVING count(*) >= :throttle) saturated
-            """.formatted(IN_WINDOW);
+            SELECT count(*) FILTER (WHERE started_at > statement_timestamp() - :periodMs * interval '1 millisecond')
+                       AS keys,
+                   ceil(extract(epoch FROM min(started_at) + :periodMs * interval '1 millisecond'
+                                           - statement_timestamp()) * 1000) AS free_in_ms
+            FROM (SELECT started_at,
+                         row_number() OVER (PARTITION BY throttle_key ORDER BY started_at DESC) AS newest
+                  FROM {schema}.throttle_starts
+                  WHERE environment = :environment AND task_id = :taskId
+                    AND started_at > transaction_timestamp() - :periodMs * interval '1 millisecond') recent
+            WHERE newest = :throttle
+            """;
 
     /**
      * S-TH-1: the waiting runs of tasks that declare no throttle (any more) lose the throttle key they were admitted
@@ -208,7 +216,8 @@ final class ThrottledClaims {
      *
      * @param runs the claimed runs, in the order they start
      * @param saturatedKeys the task's keys at their limit after the claim (0 when the claim took all it asked)
-     * @param nextFreeSlot how long until a saturated key gains a start, or {@code null} when none is saturated
+     * @param nextFreeSlot how long until a key that was at its limit at the claim gains a start (at least 1 ms, also
+     *     when it gained one since), or {@code null} when none was
      */
     record Claim(
             List<ClaimedRun> runs,
@@ -299,9 +308,9 @@ final class ThrottledClaims {
             return jdbc.sql(saturated)
                     .paramSource(params)
                     .query((rs, rowNum) -> {
-                        int keys = rs.getInt("keys");
                         long freeInMs = rs.getLong("free_in_ms");
-                        return new Claim(runs, keys, keys == 0 ? null : Duration.ofMillis(Math.max(1, freeInMs)));
+                        Duration free = rs.wasNull() ? null : Duration.ofMillis(Math.max(1, freeInMs));
+                        return new Claim(runs, rs.getInt("keys"), free);
                     })
                     .single();
         });
