@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -97,28 +96,13 @@ final class LoadDriver implements TriggerLoad {
 
     @Override
     public void run(Duration giveUp) throws InterruptedException {
-        long start = System.nanoTime();
-        long giveUpAt = start
-                + TimeUnit.MILLISECONDS.toNanos(
-                        plan.stream().mapToLong(Planned::atMillis).max().orElse(0))
-                + giveUp.toNanos();
-        ScheduledExecutorService scheduler = new ScheduledThreadPoolExecutor(24, runnable -> {
-            Thread thread = new Thread(runnable, "load-" + scenario);
-            thread.setDaemon(true);
-            return thread;
-        });
-        CountDownLatch done = new CountDownLatch(plan.size());
-        try {
-            for (Planned trigger : plan) {
-                scheduler.schedule(
-                        () -> send(scheduler, trigger, trigger.node(), giveUpAt, done),
-                        trigger.atMillis(),
-                        TimeUnit.MILLISECONDS);
-            }
-            done.await();
-        } finally {
-            scheduler.shutdownNow();
-        }
+        PlannedTriggers.run(
+                "load-" + scenario,
+                24,
+                plan,
+                Planned::atMillis,
+                giveUp,
+                (scheduler, trigger, giveUpAt, done) -> send(scheduler, trigger, trigger.node(), giveUpAt, done));
     }
 
     Map<String, List<Ack>> acks() {

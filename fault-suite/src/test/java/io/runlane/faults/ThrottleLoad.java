@@ -15,7 +15,6 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -83,27 +82,13 @@ final class ThrottleLoad implements TriggerLoad {
 
     @Override
     public void run(Duration giveUp) throws InterruptedException {
-        long giveUpAt = System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(
-                        plan.stream().mapToLong(Planned::atMillis).max().orElse(0))
-                + giveUp.toNanos();
-        ScheduledExecutorService scheduler = new ScheduledThreadPoolExecutor(KEYS * 2, runnable -> {
-            Thread thread = new Thread(runnable, "throttle-load-" + scenario);
-            thread.setDaemon(true);
-            return thread;
-        });
-        CountDownLatch done = new CountDownLatch(plan.size());
-        try {
-            for (Planned trigger : plan) {
-                scheduler.schedule(
-                        () -> send(scheduler, trigger, trigger.node(), giveUpAt, done),
-                        trigger.atMillis(),
-                        TimeUnit.MILLISECONDS);
-            }
-            done.await();
-        } finally {
-            scheduler.shutdownNow();
-        }
+        PlannedTriggers.run(
+                "throttle-load-" + scenario,
+                KEYS * 2,
+                plan,
+                Planned::atMillis,
+                giveUp,
+                (scheduler, trigger, giveUpAt, done) -> send(scheduler, trigger, trigger.node(), giveUpAt, done));
     }
 
     /** Every trigger that got a 2xx answer. */
