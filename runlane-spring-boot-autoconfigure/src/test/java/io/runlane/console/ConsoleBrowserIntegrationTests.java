@@ -1,7 +1,6 @@
 package io.runlane.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.RunStatus;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -382,16 +380,6 @@ class ConsoleBrowserIntegrationTests extends ConsoleBrowserTest {
                 .longValue();
     }
 
-    /** A property of each element the selector finds, read in one script so that a refresh cannot interleave. */
-    @SuppressWarnings("unchecked")
-    private List<String> texts(String selector, String property) {
-        return (List<String>) ((org.openqa.selenium.JavascriptExecutor) browser.driver())
-                .executeScript(
-                        "return [...document.querySelectorAll(arguments[0])].map(element => element[arguments[1]]);",
-                        selector,
-                        property);
-    }
-
     private List<WebElement> rows(String selector) {
         return browser.driver().findElements(By.cssSelector(selector));
     }
@@ -401,19 +389,6 @@ class ConsoleBrowserIntegrationTests extends ConsoleBrowserTest {
     private List<String> runIds() {
         return (List<String>) ((org.openqa.selenium.JavascriptExecutor) browser.driver())
                 .executeScript("return [...document.querySelectorAll('tr.run-row')].map(row => row.dataset.runId);");
-    }
-
-    private void assertInert() {
-        assertThatExceptionOfType(NoAlertPresentException.class)
-                .isThrownBy(() -> browser.driver().switchTo().alert());
-        assertThat(browser.driver().findElements(By.cssSelector("#app img, #app script")))
-                .isEmpty();
-        assertThat(browser.driver().findElements(By.xpath("//*[@onerror]"))).isEmpty();
-    }
-
-    private void awaitStatus(UUID runId, RunStatus status) {
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> runlane.runs().get(runId).orElseThrow().status() == status);
     }
 
     /**

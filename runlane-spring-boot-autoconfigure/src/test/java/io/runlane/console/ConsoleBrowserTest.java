@@ -1,8 +1,20 @@
 package io.runlane.console;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+import io.runlane.RunStatus;
 import io.runlane.RunlaneTemplate;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoAlertPresentException;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -33,5 +45,47 @@ abstract class ConsoleBrowserTest {
         }
         browser.printErrors();
         browser.close();
+    }
+
+    /** Waits up to 20 s until the run has {@code status}. */
+    protected void awaitStatus(UUID runId, RunStatus status) {
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runlane.runs().get(runId).orElseThrow().status() == status);
+    }
+
+    /** A property of each element the selector finds, read in one script so that a refresh cannot interleave. */
+    @SuppressWarnings("unchecked")
+    protected List<String> texts(String selector, String property) {
+        return (List<String>) ((JavascriptExecutor) browser.driver())
+                .executeScript(
+                        "return [...document.querySelectorAll(arguments[0])].map(element => element[arguments[1]]);",
+                        selector,
+                        property);
+    }
+
+    /** An attribute of each element the selector finds, read in one script. */
+    @SuppressWarnings("unchecked")
+    protected List<String> attributes(String selector, String attribute) {
+        return (List<String>) ((JavascriptExecutor) browser.driver())
+                .executeScript(
+                        "return [...document.querySelectorAll(arguments[0])].map(e => e.getAttribute(arguments[1]));",
+                        selector,
+                        attribute);
+    }
+
+    /**
+     * S-CO-3: markup shown by the page ran nothing: no alert is open, and neither the page nor {@code moreSelectors}
+     * (further CSS selectors of elements markup would have made) holds an image, a script or an {@code onerror}
+     * handler.
+     */
+    protected void assertInert(String... moreSelectors) {
+        assertThatExceptionOfType(NoAlertPresentException.class)
+                .isThrownBy(() -> browser.driver().switchTo().alert());
+        String selectors = String.join(
+                ", ",
+                Stream.concat(Stream.of("#app img", "#app script"), Stream.of(moreSelectors))
+                        .toList());
+        assertThat(browser.driver().findElements(By.cssSelector(selectors))).isEmpty();
+        assertThat(browser.driver().findElements(By.xpath("//*[@onerror]"))).isEmpty();
     }
 }

@@ -94,9 +94,4 @@ class ConsoleLiveBrowserIntegrationTests extends ConsoleBrowserTest {
         return ((Number) ((JavascriptExecutor) browser.driver()).executeScript("return window.detailReads ?? 0;"))
                 .longValue();
     }
-
-    private void awaitStatus(UUID runId, RunStatus status) {
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> runlane.runs().get(runId).orElseThrow().status() == status);
-    }
 }

@@ -1,7 +1,6 @@
 package io.runlane.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.IdempotencyKeyTtl;
@@ -18,7 +17,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.NoAlertPresentException;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.annotation.DirtiesContext;
@@ -168,13 +166,6 @@ class ConsoleRecoveryBrowserIntegrationTests extends ConsoleBrowserTest {
                 .anySatisfy(event -> assertThat(event.detail()).contains("cancelled in bulk"));
     }
 
-    private void assertInert() {
-        assertThatExceptionOfType(NoAlertPresentException.class)
-                .isThrownBy(() -> browser.driver().switchTo().alert());
-        assertThat(browser.driver().findElements(By.cssSelector("#app script, dialog script")))
-                .isEmpty();
-    }
-
     private UUID failedCheckout(Payload payload) {
         UUID source = runlane.trigger("checkout.place", payload).runId();
         awaitStatus(source, RunStatus.FAILED);
@@ -202,9 +193,5 @@ class ConsoleRecoveryBrowserIntegrationTests extends ConsoleBrowserTest {
 
     private RunStatus statusOf(UUID runId) {
         return runlane.runs().get(runId).orElseThrow().status();
-    }
-
-    private void awaitStatus(UUID runId, RunStatus status) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> statusOf(runId) == status);
     }
 }

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.NoAlertPresentException;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.annotation.DirtiesContext;
@@ -184,41 +183,5 @@ class ConsoleRunAccuracyBrowserIntegrationTests extends ConsoleBrowserTest {
         }
         awaitStatus(run, RunStatus.SUCCEEDED);
         return run;
-    }
-
-    private void awaitStatus(UUID runId, RunStatus status) {
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> runlane.runs().get(runId).orElseThrow().status() == status);
-    }
-
-    /** A property of each element the selector finds, read in one script so that a refresh cannot interleave. */
-    @SuppressWarnings("unchecked")
-    private List<String> texts(String selector, String property) {
-        return (List<String>) ((JavascriptExecutor) browser.driver())
-                .executeScript(
-                        "return [...document.querySelectorAll(arguments[0])].map(element => element[arguments[1]]);",
-                        selector,
-                        property);
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<String> attributes(String selector, String attribute) {
-        return (List<String>) ((JavascriptExecutor) browser.driver())
-                .executeScript(
-                        "return [...document.querySelectorAll(arguments[0])].map(e => e.getAttribute(arguments[1]));",
-                        selector,
-                        attribute);
-    }
-
-    private void assertInert() {
-        try {
-            browser.driver().switchTo().alert();
-            throw new AssertionError("an alert opened: markup ran");
-        } catch (NoAlertPresentException expected) {
-            // no script ran
-        }
-        assertThat(browser.driver().findElements(By.cssSelector("#app img, #app script")))
-                .isEmpty();
-        assertThat(browser.driver().findElements(By.xpath("//*[@onerror]"))).isEmpty();
     }
 }

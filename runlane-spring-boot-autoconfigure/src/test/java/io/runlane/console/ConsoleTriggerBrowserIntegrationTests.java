@@ -9,7 +9,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebElement;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -65,7 +64,7 @@ class ConsoleTriggerBrowserIntegrationTests extends ConsoleBrowserTest {
         String url = browser.driver().getCurrentUrl();
         UUID run = UUID.fromString(url.substring(url.lastIndexOf('/') + 1));
         assertThat(runlane.runs().get(run).orElseThrow().idempotencyKey()).isEqualTo("parcel-" + MARKUP);
-        assertInert();
+        assertInert("dialog img");
         browser.screenshot("trigger-opened-run");
     }
 
@@ -99,7 +98,7 @@ class ConsoleTriggerBrowserIntegrationTests extends ConsoleBrowserTest {
         browser.await(d -> d.findElements(By.id("trigger-dialog")).isEmpty());
 
         assertThat(parcels()).isEqualTo(before);
-        assertInert();
+        assertInert("dialog img");
     }
 
     private void replace(WebElement field, String text) {
@@ -116,17 +115,5 @@ class ConsoleTriggerBrowserIntegrationTests extends ConsoleBrowserTest {
                         .build())
                 .items()
                 .size();
-    }
-
-    private void assertInert() {
-        try {
-            browser.driver().switchTo().alert();
-            throw new AssertionError("an alert opened: markup ran");
-        } catch (NoAlertPresentException expected) {
-            // no script ran
-        }
-        assertThat(browser.driver().findElements(By.cssSelector("#app img, #app script, dialog img")))
-                .isEmpty();
-        assertThat(browser.driver().findElements(By.xpath("//*[@onerror]"))).isEmpty();
     }
 }

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.NoAlertPresentException;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.annotation.DirtiesContext;
@@ -134,35 +133,5 @@ class ConsoleWaterfallBrowserIntegrationTests extends ConsoleBrowserTest {
                                 + ".map(bar => [parseFloat(bar.style.left)]);"))
                 .stream().map(bar -> bar.get(0).doubleValue()).toList();
         assertThat(stepStarts).isSorted();
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<String> texts(String selector, String property) {
-        return (List<String>) ((JavascriptExecutor) browser.driver())
-                .executeScript(
-                        "return [...document.querySelectorAll(arguments[0])].map(element => element[arguments[1]]);",
-                        selector,
-                        property);
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<String> attributes(String selector, String attribute) {
-        return (List<String>) ((JavascriptExecutor) browser.driver())
-                .executeScript(
-                        "return [...document.querySelectorAll(arguments[0])].map(e => e.getAttribute(arguments[1]));",
-                        selector,
-                        attribute);
-    }
-
-    private void assertInert() {
-        try {
-            browser.driver().switchTo().alert();
-            throw new AssertionError("an alert opened: markup ran");
-        } catch (NoAlertPresentException expected) {
-            // no script ran
-        }
-        assertThat(browser.driver().findElements(By.cssSelector("#app img, #app script")))
-                .isEmpty();
-        assertThat(browser.driver().findElements(By.xpath("//*[@onerror]"))).isEmpty();
     }
 }
