@@ -52,7 +52,7 @@ class ActuatorTestApplication {
     }
 
     /** Waits on a queue no worker of the tests consumes. */
-    @Task(id = "actuate.park", queue = "parked")
+    @Task(id = "actuate.park", queue = "parked", priority = -3, throttle = 5, throttlePeriod = "1s")
     static class Park implements TaskHandler<Payload> {
 
         @Override

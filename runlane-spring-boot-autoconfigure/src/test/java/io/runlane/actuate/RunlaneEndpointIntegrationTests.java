@@ -57,6 +57,7 @@ class RunlaneEndpointIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-MO-1, S-PR-1, S-TH-1: the summary shows each task's policy, queues, the worker and maintenance")
     void summaryShowsTasksQueuesTheWorkerAndMaintenance() {
         runlane.trigger("actuate.park", Payload.of("summary"));
 
@@ -75,6 +76,16 @@ class RunlaneEndpointIntegrationTests {
                 .isEqualTo(3)
                 .jsonPath("$.tasks[1].idempotencyKeyTtl")
                 .isEqualTo("30d")
+                .jsonPath("$.tasks[1].priority")
+                .isEqualTo(-3)
+                .jsonPath("$.tasks[1].throttle.limit")
+                .isEqualTo(5)
+                .jsonPath("$.tasks[1].throttle.period")
+                .isEqualTo("PT1S")
+                .jsonPath("$.tasks[0].priority")
+                .isEqualTo(0)
+                .jsonPath("$.tasks[0].throttle")
+                .doesNotExist()
                 .jsonPath("$.queues.parked.counts.QUEUED")
                 .value(Integer.class, queued -> assertThat(queued).isPositive())
                 .jsonPath("$.queues.parked.counts.RUNNING")

@@ -333,13 +333,25 @@ public final class RunlaneEndpoint {
      * @param maxAttempts the attempt budget
      * @param idempotencyKeyTtl the retention of a finished owner's key, such as {@code 24h} or {@code active}
      * @param rateLimit the task's rate limit (S-RT-1), or {@code null} when it has none
+     * @param priority the priority of its runs unless a trigger sets one (S-PR-1)
+     * @param throttle the task's throttle (S-TH-1), or {@code null} when it has none
      */
     public record TaskDescriptor(
             String id,
             String queue,
             int maxAttempts,
             String idempotencyKeyTtl,
-            @Nullable RateLimitDescriptor rateLimit) {}
+            @Nullable RateLimitDescriptor rateLimit,
+            int priority,
+            @Nullable ThrottleDescriptor throttle) {}
+
+    /**
+     * A task's throttle (S-TH-1).
+     *
+     * @param limit the attempt starts allowed per throttle key in any window
+     * @param period the window, as an ISO-8601 duration such as {@code PT1S}
+     */
+    public record ThrottleDescriptor(int limit, String period) {}
 
     /**
      * A task's rate limit (S-RT-1).

@@ -80,7 +80,13 @@ final class RunlaneSummary {
                         ? null
                         : new RunlaneEndpoint.RateLimitDescriptor(
                                 task.rateLimit().limit(),
-                                task.rateLimit().period().toString()));
+                                task.rateLimit().period().toString()),
+                task.priority(),
+                task.throttle() == null
+                        ? null
+                        : new RunlaneEndpoint.ThrottleDescriptor(
+                                task.throttle().limit(),
+                                task.throttle().period().toString()));
     }
 
     private static QueueDescriptor describeQueue(QueueStatistics statistics, @Nullable Integer concurrencyLimit) {
