@@ -31,6 +31,7 @@ public final class RunlaneBenchmarks {
                 new StepsScenario(),
                 new AwaitScenario(),
                 new ThrottleScenario(),
+                new MixedPriorityClaimScenario(),
                 new PruningScenario(),
                 new PartitionedPruningScenario(),
                 new ScaleScenario());
