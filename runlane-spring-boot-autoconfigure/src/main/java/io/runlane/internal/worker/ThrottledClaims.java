@@ -33,8 +33,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code RunAttempt.startedAt}, S-TH-3), and deletes the task's starts that left the window.
  *
  * <p>The first statement reads a bounded window of the task's oldest due runs ({@link #OLDEST}). When that leaves
- * the claim short, because the window held runs of saturated keys or there was no more, a second statement in the
- * same transaction walks the task's keys and reads the due runs of those below their throttle ({@link #BY_KEY}).
+ * the claim short while a key is at its throttle (or the queue has a concurrency limit), so that the window may have
+ * held runs of saturated keys, a second statement in the same transaction walks the task's keys and reads the due runs
+ * of those below their throttle ({@link #BY_KEY}). A task whose keys are all below their throttle never pays for the
+ * walk, however many keys it has.
  * So a saturated key's deep backlog never makes a claim read it (S-TH-2): the first costs a window per priority
  * level, the second one probe per key and level. Every claim is a start:
  * retries, resumptions after a wait and runs recovered after their lease expired count again; a claim handed back
@@ -298,22 +300,33 @@ final class ThrottledClaims {
             }
             lock("runlane-throttle:" + schema + ":" + environment + ":" + taskId);
             List<ClaimedRun> oldest = claim(claim, params, limit);
-            List<ClaimedRun> runs = oldest.size() == limit
-                    ? oldest
-                    : Stream.concat(oldest.stream(), claim(claimByKey, params, limit - oldest.size()).stream())
-                            .toList();
-            if (runs.size() == limit) {
-                return new Claim(runs, 0, null);
+            if (oldest.size() == limit) {
+                return new Claim(oldest, 0, null);
             }
-            return jdbc.sql(saturated)
-                    .paramSource(params)
-                    .query((rs, rowNum) -> {
-                        long freeInMs = rs.getLong("free_in_ms");
-                        Duration free = rs.wasNull() ? null : Duration.ofMillis(Math.max(1, freeInMs));
-                        return new Claim(runs, rs.getInt("keys"), free);
-                    })
-                    .single();
+            Claim partial = saturation(oldest, params);
+            if (partial.saturatedKeys() == 0 && concurrencyLimit == null) {
+                return partial; // no key at a limit could have hidden due runs from the window
+            }
+            List<ClaimedRun> behind = claim(claimByKey, params, limit - oldest.size());
+            if (behind.isEmpty()) {
+                return partial;
+            }
+            List<ClaimedRun> runs =
+                    Stream.concat(oldest.stream(), behind.stream()).toList();
+            return runs.size() == limit ? new Claim(runs, 0, null) : saturation(runs, params);
         });
+    }
+
+    /** A claim that took fewer than it asked: {@code runs}, with the keys at their throttle and the next free start. */
+    private Claim saturation(List<ClaimedRun> runs, MapSqlParameterSource params) {
+        return jdbc.sql(saturated)
+                .paramSource(params)
+                .query((rs, rowNum) -> {
+                    long freeInMs = rs.getLong("free_in_ms");
+                    Duration free = rs.wasNull() ? null : Duration.ofMillis(Math.max(1, freeInMs));
+                    return new Claim(runs, rs.getInt("keys"), free);
+                })
+                .single();
     }
 
     private List<ClaimedRun> claim(String statement, MapSqlParameterSource params, int limit) {
