@@ -102,16 +102,8 @@ public final class RunListing {
             sql.append(" AND queue IN (:queues)");
             params.addValue("queues", query.queues());
         }
-        // Compared in the "C" collation, as runs_idempotency_key_idx and runs_singleton_key_idx hold them (S-OP-15);
-        // equality is the same in every deterministic collation.
-        condition(
-                sql,
-                params,
-                "idempotency_key COLLATE \"C\" =",
-                "idempotencyKey",
-                query.idempotencyKey(),
-                Types.VARCHAR);
-        condition(sql, params, "singleton_key COLLATE \"C\" =", "singletonKey", query.singletonKey(), Types.VARCHAR);
+        condition(sql, params, "idempotency_key =", "idempotencyKey", query.idempotencyKey(), Types.VARCHAR);
+        condition(sql, params, "singleton_key =", "singletonKey", query.singletonKey(), Types.VARCHAR);
         prefix(sql, params, "idempotency_key", "idempotencyKeyPrefix", query.idempotencyKeyPrefix());
         prefix(sql, params, "singleton_key", "singletonKeyPrefix", query.singletonKeyPrefix());
         condition(
@@ -137,6 +129,10 @@ public final class RunListing {
                 "finishedTo",
                 timestamp(query.finishedTo()),
                 Types.TIMESTAMP_WITH_TIMEZONE);
+        if (!query.failureCodes().isEmpty() || query.failureMessagePrefix() != null) {
+            // S-OP-15: only runs with a failure, the predicate of runs_failure_idx, which then serves the walk
+            sql.append(" AND failure_code IS NOT NULL");
+        }
         if (!query.failureCodes().isEmpty()) {
             sql.append(" AND failure_code IN (:failureCodes)");
             params.addValue(
@@ -170,8 +166,8 @@ public final class RunListing {
     /**
      * S-OP-15: the keys that start with {@code prefix}, as the range {@code [prefix, successor)} of the column in the
      * "C" collation, where text compares by code point (UTF-8 bytes), so the range holds exactly the keys with the
-     * prefix. The range is what a btree index in that collation (changeset {@code 024-key-prefix-indexes.sql}) reads;
-     * unlike {@code LIKE 'prefix%'} it stays an index range when the statement is planned once for any parameter.
+     * prefix whatever the database's collation. No index holds every key (one would cost every keyed trigger an index
+     * entry), so the range narrows the newest-first walk like the other filters without an index.
      */
     private static void prefix(
             StringBuilder sql, MapSqlParameterSource params, String column, String name, @Nullable String prefix) {
