@@ -138,6 +138,21 @@ class ThrottleIntegrationTests {
         }
     }
 
+    /** One start an hour per key, for the test of a task at rest after a short claim. */
+    @Task(id = "throttle.hourly", throttle = 1, throttlePeriod = "1h")
+    public static class Hourly implements TaskHandler<Payload> {
+
+        @Override
+        public @Nullable String throttleKey(Payload payload) {
+            return payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            STARTED.add(payload.label());
+        }
+    }
+
     /** Released by a test that froze an instance with the first attempt of a {@link Freezing} run in hand. */
     static volatile CountDownLatch thaw = new CountDownLatch(0);
 
@@ -279,6 +294,30 @@ class ThrottleIntegrationTests {
                     .as("starts %d and %d of %s", i, i + 5, starts)
                     .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
         }
+    }
+
+    @Test
+    @DisplayName("S-TH-2: a throttled task at rest after a short claim claims again when a trigger notifies the worker:"
+            + " a new key's run starts at once although the saturated key frees no start for an hour and the poll"
+            + " interval is 30 s")
+    void aNotifiedRunEndsTheRestOfItsThrottledTask(@FreshSchema("throttle_rest") String schema) {
+        TestRunlane runlane = TestRunlane.withExecution(
+                first,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(2, Duration.ofSeconds(30)),
+                EngineListener.NONE,
+                new Hourly());
+        instances.add(runlane);
+        List<Run> saturated = trigger(runlane, "throttle.hourly", "busy", "busy", 2);
+        runlane.startWorker();
+        await().atMost(Duration.ofSeconds(10)).until(() -> STARTED.contains("busy0"));
+        // the worker's claims now come back short: key busy is at its throttle for an hour, so the task rests
+
+        List<Run> otherKey = trigger(runlane, "throttle.hourly", "new", "new", 1);
+
+        awaitSucceeded(runlane, otherKey, Duration.ofSeconds(5));
+        assertThat(runlane.run(saturated.get(1).id()).status()).isEqualTo(RunStatus.QUEUED);
     }
 
     @Test

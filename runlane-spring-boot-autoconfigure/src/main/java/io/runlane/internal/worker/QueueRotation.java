@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,9 @@ final class QueueRotation {
 
     private final List<Group> throttledGroups = new ArrayList<>();
 
+    /** Notifications that runs may be due, counted for the throttled tasks' rests ({@link ThrottledPace}). */
+    private final AtomicLong dueNotifications = new AtomicLong();
+
     /** The earliest next free slot the throttled groups reported during the current poll. */
     private final AtomicReference<@Nullable Duration> nextFreeSlot = new AtomicReference<>();
 
@@ -124,6 +128,7 @@ final class QueueRotation {
                 throttledGroups.add(throttled(
                         listener,
                         task.id(),
+                        execution.pollInterval(),
                         limit -> claims.throttled()
                                 .claim(
                                         workerId,
@@ -140,6 +145,7 @@ final class QueueRotation {
                     throttledGroups.add(throttled(
                             listener,
                             task.id(),
+                            execution.pollInterval(),
                             limit -> claims.throttled()
                                     .claim(
                                             workerId,
@@ -155,19 +161,42 @@ final class QueueRotation {
         groups.addAll(throttledGroups);
     }
 
-    /** A throttled group: keeps the earliest next free slot of the poll and reports saturated keys (S-TH-2). */
-    private Group throttled(EngineListener listener, String taskId, ThrottledGroup group) {
+    /**
+     * A throttled group: keeps the earliest next free slot of the poll and reports saturated keys (S-TH-2); after a
+     * claim that came back short it rests ({@link ThrottledPace}), still reporting when its first saturated key frees
+     * a start, so that the poller wakes then.
+     */
+    private Group throttled(EngineListener listener, String taskId, Duration pollInterval, ThrottledGroup group) {
+        ThrottledPace pace = new ThrottledPace(pollInterval);
         return limit -> {
-            ThrottledClaims.Claim claim = group.claim(limit);
-            Duration free = claim.nextFreeSlot();
-            if (free != null) {
-                nextFreeSlot.accumulateAndGet(free, (a, b) -> a == null || b.compareTo(a) < 0 ? b : a);
+            long now = System.nanoTime();
+            long notifications = dueNotifications.get();
+            if (pace.resting(now, notifications)) {
+                reportFreeSlot(pace.untilFree(now));
+                return List.of();
             }
+            ThrottledClaims.Claim claim = group.claim(limit);
+            pace.claimed(System.nanoTime(), notifications, claim.runs().size() >= limit, claim.nextFreeSlot());
+            reportFreeSlot(claim.nextFreeSlot());
             if (claim.saturatedKeys() > 0) {
                 listener.claimThrottled(taskId, claim.saturatedKeys());
             }
             return claim.runs();
         };
+    }
+
+    private void reportFreeSlot(@Nullable Duration free) {
+        if (free != null) {
+            nextFreeSlot.accumulateAndGet(free, (a, b) -> a == null || b.compareTo(a) < 0 ? b : a);
+        }
+    }
+
+    /**
+     * Notes a notification that runs may be due (a trigger committed, a run was woken): resting throttled tasks claim
+     * again at the next poll ({@link ThrottledPace}).
+     */
+    void dueRunsNotified() {
+        dueNotifications.incrementAndGet();
     }
 
     /**

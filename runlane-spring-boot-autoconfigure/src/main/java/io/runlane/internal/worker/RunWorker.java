@@ -62,6 +62,8 @@ public final class RunWorker implements SmartLifecycle {
 
     private final RunPoller poller;
 
+    private final QueueRotation rotation;
+
     private final CompletionWriter completionWriter;
 
     private final OutcomeRetries outcomeRetries = new OutcomeRetries();
@@ -94,7 +96,7 @@ public final class RunWorker implements SmartLifecycle {
         this.notifier = notifier;
         LeaseMargin margin = new LeaseMargin(execution.leaseDuration(), execution.heartbeatInterval());
         ClaimPace pace = new ClaimPace();
-        QueueRotation rotation =
+        this.rotation =
                 new QueueRotation(claims, workerId, consumedQueues(), List.copyOf(tasks.all()), execution, listener);
         RefusedOutcomes refusals = new RefusedOutcomes(claims);
         this.completionWriter = new CompletionWriter(completions, workerId, listener, outcomeRetries, refusals);
@@ -129,7 +131,7 @@ public final class RunWorker implements SmartLifecycle {
                     heartbeat.beat();
                 },
                 execution.heartbeatInterval(),
-                () -> new WakeUpListener(dataSource, settings.schema(), notifier.origin(), state::wake),
+                () -> new WakeUpListener(dataSource, settings.schema(), notifier.origin(), this::wake),
                 completionWriter);
     }
 
@@ -244,8 +246,9 @@ public final class RunWorker implements SmartLifecycle {
         return autoStartup;
     }
 
-    /** Wakes the polling thread: a run may be due. */
+    /** Wakes the polling thread: a run may be due, so throttled tasks at rest claim again (S-TH-2). */
     public void wake() {
+        rotation.dueRunsNotified();
         state.wake();
     }
 
