@@ -209,6 +209,20 @@ class ThrottleIntegrationTests {
         return created;
     }
 
+    /** An instance on {@code pool} and {@code schema} with {@code slots} worker slots and one task, worker not started. */
+    private TestRunlane instance(
+            HikariDataSource pool, String schema, int slots, Duration pollInterval, Object handler) {
+        TestRunlane runlane = TestRunlane.withExecution(
+                pool,
+                schema,
+                UnaryOperator.identity(),
+                ExecutionSettings.defaults().withWorker(slots, pollInterval),
+                EngineListener.NONE,
+                handler);
+        instances.add(runlane);
+        return runlane;
+    }
+
     private static List<Run> trigger(TestRunlane runlane, String taskId, String prefix, @Nullable String key, int n) {
         return IntStream.range(0, n)
                 .mapToObj(i -> runlane.template()
@@ -272,14 +286,7 @@ class ThrottleIntegrationTests {
     void aFreedStartIsTakenWithoutWaitingForThePollInterval(@FreshSchema("throttle_paced") String schema) {
         // One slot: the starts of a window come one claim after another, so each frees on its own, and a claim's
         // start may leave the window while the claim's transaction still judges which keys are at their limit.
-        TestRunlane runlane = TestRunlane.withExecution(
-                first,
-                schema,
-                UnaryOperator.identity(),
-                ExecutionSettings.defaults().withWorker(1, Duration.ofSeconds(30)),
-                EngineListener.NONE,
-                new Paced());
-        instances.add(runlane);
+        TestRunlane runlane = instance(first, schema, 1, Duration.ofSeconds(30), new Paced());
         List<Run> runs = trigger(runlane, "throttle.paced", "p", null, 20);
 
         runlane.startWorker();
@@ -301,14 +308,7 @@ class ThrottleIntegrationTests {
             + " a new key's run starts at once although the saturated key frees no start for an hour and the poll"
             + " interval is 30 s")
     void aNotifiedRunEndsTheRestOfItsThrottledTask(@FreshSchema("throttle_rest") String schema) {
-        TestRunlane runlane = TestRunlane.withExecution(
-                first,
-                schema,
-                UnaryOperator.identity(),
-                ExecutionSettings.defaults().withWorker(2, Duration.ofSeconds(30)),
-                EngineListener.NONE,
-                new Hourly());
-        instances.add(runlane);
+        TestRunlane runlane = instance(first, schema, 2, Duration.ofSeconds(30), new Hourly());
         List<Run> saturated = trigger(runlane, "throttle.hourly", "busy", "busy", 2);
         runlane.startWorker();
         await().atMost(Duration.ofSeconds(10)).until(() -> STARTED.contains("busy0"));
@@ -384,23 +384,9 @@ class ThrottleIntegrationTests {
     @DisplayName("S-TH-1, S-TH-2: runs admitted while their task was throttled start without it once no instance"
             + " declares it")
     void aDroppedThrottleReleasesItsRuns(@FreshSchema("throttle_dropped") String schema) {
-        TestRunlane before = TestRunlane.withExecution(
-                first,
-                schema,
-                UnaryOperator.identity(),
-                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
-                EngineListener.NONE,
-                new DroppedBefore());
-        instances.add(before);
+        TestRunlane before = instance(first, schema, 2, Duration.ofMillis(100), new DroppedBefore());
         List<Run> runs = trigger(before, "throttle.dropped", "d", null, 3);
-        TestRunlane now = TestRunlane.withExecution(
-                second,
-                schema,
-                UnaryOperator.identity(),
-                ExecutionSettings.defaults().withWorker(2, Duration.ofMillis(100)),
-                EngineListener.NONE,
-                new DroppedNow());
-        instances.add(now);
+        TestRunlane now = instance(second, schema, 2, Duration.ofMillis(100), new DroppedNow());
 
         now.startWorker();
 
