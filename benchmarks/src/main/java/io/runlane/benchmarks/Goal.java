@@ -42,7 +42,8 @@ enum Goal {
             "throttled task at its limit: achieved attempt starts/s ÷ the throttle, while another task drains",
             Bound.AT_LEAST,
             0.95,
-            "");
+            ""),
+    STEADY_LOAD_ALLOCATION("allocated bytes per run, steady load (JFR)", Bound.AT_MOST, 8, " KB");
 
     /** How a measured value is held against the target. */
     enum Bound {

@@ -7,13 +7,16 @@ import io.runlane.internal.kernel.ExecutionSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -27,6 +30,11 @@ import java.util.concurrent.locks.LockSupport;
  * table; when autovacuum is busy with the earlier scenarios' tables, the plans cached then stay until an ANALYZE, and
  * with autovacuum off this scenario's batch completions took 5 ms each by sequential scans, so that the worker fell
  * behind the producers.
+ *
+ * <p>Each round also counts the bytes the JVM allocated per run ({@link AllocationMeter}): every thread's, from the
+ * first trigger until the last run has started, with the producers' counted only within their trigger calls (what
+ * they allocate around them, pacing and payload records, is the benchmark's own and is reported apart). The embedded
+ * PostgreSQL is another process and is not counted.
  */
 final class SteadyLoadScenario implements Scenario {
 
@@ -60,22 +68,31 @@ final class SteadyLoadScenario implements Scenario {
             List<Latencies> calls = new ArrayList<>();
             List<Latencies> pickUps = new ArrayList<>();
             List<Double> rates = new ArrayList<>();
+            List<Double> kilobytesPerRun = new ArrayList<>();
+            List<Double> overheadPerRun = new ArrayList<>();
+            List<Integer> threadsEnded = new ArrayList<>();
             for (int round = 1; round <= context.options().rounds(); round++) {
                 Round measured = round(engine.template(), round, RUNS_PER_SECOND * seconds);
                 rounds.add(measured.latencies());
                 calls.add(measured.calls());
                 pickUps.add(measured.pickUps());
                 rates.add(measured.triggersPerSecond());
+                kilobytesPerRun.add(measured.bytesPerRun() / 1024);
+                overheadPerRun.add(measured.overheadBytesPerRun());
+                threadsEnded.add(measured.threadsEnded());
                 context.progress(
                         "latency, steady load, round %d: %.0f triggers/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms;"
-                                + " trigger call p99 %.2f ms, return to start p99 %.2f ms",
+                                + " trigger call p99 %.2f ms, return to start p99 %.2f ms; %.0f bytes allocated per"
+                                + " run (benchmark's own %.0f)",
                         round,
                         measured.triggersPerSecond(),
                         measured.latencies().p50(),
                         measured.latencies().p99(),
                         measured.latencies().max(),
                         measured.calls().p99(),
-                        measured.pickUps().p99());
+                        measured.pickUps().p99(),
+                        measured.bytesPerRun(),
+                        measured.overheadBytesPerRun());
             }
             String load = String.format(Locale.ROOT, "%,d runs/s steady load, %d s", RUNS_PER_SECOND, seconds);
             Latencies.Series series = new Latencies.Series("trigger to handler start, " + load, rounds);
@@ -94,12 +111,41 @@ final class SteadyLoadScenario implements Scenario {
                             new Rounds(rates).median(),
                             ResultsWriter.format(series.p50().median()),
                             ResultsWriter.format(series.max().median())));
+            report.figure(
+                    "steady load: bytes allocated per run by the benchmark's producers outside trigger calls (not"
+                            + " counted in the target)",
+                    new Rounds(overheadPerRun),
+                    0);
+            report.target(
+                    Goal.STEADY_LOAD_ALLOCATION,
+                    new Rounds(kilobytesPerRun),
+                    String.format(
+                            Locale.ROOT,
+                            "1 KB = 1,024 bytes; every thread's heap allocation from the first trigger until the last"
+                                    + " run started, by HotSpot's per-thread counters, ÷ %,d runs; the producers' only"
+                                    + " within trigger calls; %s thread(s) ended within a round",
+                            series.samplesPerRound(),
+                            threadsEnded));
         } finally {
             engine.worker().stop();
         }
     }
 
-    private record Round(Latencies latencies, Latencies calls, Latencies pickUps, double triggersPerSecond) {}
+    /**
+     * One round's figures.
+     *
+     * @param bytesPerRun the bytes allocated per run by every thread but the benchmark's (whose trigger calls count)
+     * @param overheadBytesPerRun the bytes per run that the benchmark's own threads allocated outside trigger calls
+     * @param threadsEnded threads that ended during the round
+     */
+    private record Round(
+            Latencies latencies,
+            Latencies calls,
+            Latencies pickUps,
+            double triggersPerSecond,
+            double bytesPerRun,
+            double overheadBytesPerRun,
+            int threadsEnded) {}
 
     /** Triggers {@code runs} runs at the steady rate, waits until each has started, and returns the latencies. */
     private static Round round(RunlaneTemplate template, int round, int runs) throws Exception {
@@ -109,24 +155,31 @@ final class SteadyLoadScenario implements Scenario {
         long[] returned = new long[runs];
         AtomicInteger next = new AtomicInteger();
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) / RUNS_PER_SECOND;
+        Set<Long> benchmarkThreads = ConcurrentHashMap.newKeySet();
+        benchmarkThreads.add(Thread.currentThread().getId());
+        LongAdder inTriggerCalls = new LongAdder();
+        AllocationMeter allocation = AllocationMeter.start();
         long began = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
         ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
                 done.add(producers.submit(() -> {
+                    benchmarkThreads.add(Thread.currentThread().getId());
+                    long allocatedInCalls = 0;
                     for (int i = next.getAndIncrement(); i < runs; i = next.getAndIncrement()) {
                         long due = began + i * intervalNanos;
                         for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
                             LockSupport.parkNanos(wait);
                         }
+                        BenchmarkTasks.TimedTask.Payload payload = new BenchmarkTasks.TimedTask.Payload(round, i);
                         triggered[i] = System.nanoTime();
-                        template.trigger(
-                                BenchmarkTasks.TIMED,
-                                new BenchmarkTasks.TimedTask.Payload(round, i),
-                                TriggerOptions.none());
+                        long before = AllocationMeter.allocatedByThisThread();
+                        template.trigger(BenchmarkTasks.TIMED, payload, TriggerOptions.none());
+                        allocatedInCalls += AllocationMeter.allocatedByThisThread() - before;
                         returned[i] = System.nanoTime();
                     }
+                    inTriggerCalls.add(allocatedInCalls);
                     return null;
                 }));
             }
@@ -138,6 +191,9 @@ final class SteadyLoadScenario implements Scenario {
         }
         double triggersPerSecond = runs / ((System.nanoTime() - began) / 1e9);
         awaitStarted(started);
+        AllocationMeter.Allocation allocated = allocation.stop(benchmarkThreads);
+        long engineBytes = allocated.bytes() + inTriggerCalls.sum();
+        long overheadBytes = allocated.excludedBytes() - inTriggerCalls.sum();
         List<Double> millis = new ArrayList<>(runs);
         List<Double> calls = new ArrayList<>(runs);
         List<Double> pickUps = new ArrayList<>(runs);
@@ -146,7 +202,14 @@ final class SteadyLoadScenario implements Scenario {
             calls.add((returned[i] - triggered[i]) / 1e6);
             pickUps.add(Math.max(0, started.get(i) - returned[i]) / 1e6);
         }
-        return new Round(new Latencies(millis), new Latencies(calls), new Latencies(pickUps), triggersPerSecond);
+        return new Round(
+                new Latencies(millis),
+                new Latencies(calls),
+                new Latencies(pickUps),
+                triggersPerSecond,
+                (double) engineBytes / runs,
+                (double) overheadBytes / runs,
+                allocated.threadsEnded());
     }
 
     private static void awaitStarted(AtomicLongArray started) throws InterruptedException {
