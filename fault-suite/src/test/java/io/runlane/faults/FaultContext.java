@@ -35,6 +35,8 @@ final class FaultContext {
 
     private final List<String> violations = new CopyOnWriteArrayList<>();
 
+    private final List<Halted> halted = new CopyOnWriteArrayList<>();
+
     private volatile int resumedAtKill = -1;
 
     /** An attempt a partition was meant to turn into a zombie whose completion is refused. */
@@ -45,6 +47,9 @@ final class FaultContext {
      * {@code laterAttempt} of the run ran on {@code laterInstance}; only then did the answer arrive (S-EX-30).
      */
     record LateClaim(UUID runId, int attempt, String instance, int laterAttempt, String laterInstance) {}
+
+    /** An instance that ended itself right after its trigger of {@code key} created its run (S-EX-36). */
+    record Halted(String instance, String key) {}
 
     FaultContext(FaultCluster cluster, String scenario, long deadlineNanos) {
         this.cluster = cluster;
@@ -97,6 +102,16 @@ final class FaultContext {
     }
 
     /** Broken promises an injector saw while the scenario ran, which the drained evidence cannot show. */
+    /** The instances that ended right after a trigger created a run, and the keys of those runs. */
+    List<Halted> halted() {
+        return halted;
+    }
+
+    /** The scenario name the payloads of {@link #halted} runs carry, apart from the load's keys. */
+    static String haltedScenario(String scenario) {
+        return "halted-" + scenario;
+    }
+
     List<String> violations() {
         return violations;
     }

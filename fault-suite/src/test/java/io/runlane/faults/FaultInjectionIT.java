@@ -268,7 +268,7 @@ class FaultInjectionIT {
      * after its lease expired; no re-execution where no attempt was cut.
      */
     private static void checkExpectations(
-            FaultScenario scenario, FaultContext context, Evidence evidence, FaultReport report) {
+            FaultScenario scenario, FaultContext context, Evidence evidence, FaultReport report) throws Exception {
         Map<UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
         if (scenario.reexecution() != FaultScenario.Reexecution.CUT_ATTEMPTS) {
             effects.forEach((runId, runEffects) -> {
@@ -303,6 +303,9 @@ class FaultInjectionIT {
         context.violations().forEach(report::violation);
         if (scenario.required() == FaultScenario.Required.BULK_RESUME_KILL) {
             checkBulkResume(context, evidence, report);
+        }
+        if (scenario.required() == FaultScenario.Required.KILL_AFTER_START) {
+            checkKillsAfterStart(context, report);
         }
         for (FaultContext.LateClaim late : context.lateClaims()) {
             List<Evidence.EffectRow> started = effects.getOrDefault(late.runId(), List.of()).stream()
@@ -362,6 +365,71 @@ class FaultInjectionIT {
             if (resumed != 1) {
                 report.violation(run.id(), "has " + resumed + " RESUMED events after the two bulk resumes, not one");
             }
+        }
+    }
+
+    /**
+     * S-EX-36, S-EX-7 after {@code kill -9} right after triggers' commits: each run such a trigger created exists (its
+     * commit was not lost), ends {@code SUCCEEDED}, and its handler completed exactly once; at least one of them was
+     * stored claimed by the killed instance (its {@code CLAIMED} event at its creation time), or the one-commit start
+     * was not exercised. A handler that started on the killed instance before it died is a cut attempt, noted.
+     */
+    private static void checkKillsAfterStart(FaultContext context, FaultReport report) throws Exception {
+        List<FaultContext.Halted> halted = context.halted();
+        if (halted.isEmpty()) {
+            report.violation("no instance ended right after a trigger created its run, so kill -9 after a one-commit"
+                    + " start (S-EX-36) was not exercised");
+            return;
+        }
+        String scenario = FaultContext.haltedScenario(context.scenario());
+        Evidence evidence;
+        try {
+            evidence = await().atMost(DRAIN_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(
+                            () -> Evidence.load(context.cluster(), scenario),
+                            loaded -> loaded.runs().size() >= halted.size()
+                                    && loaded.runs().stream().allMatch(Evidence.RunRow::terminal));
+        } catch (ConditionTimeoutException ex) {
+            evidence = Evidence.load(context.cluster(), scenario);
+        }
+        Map<UUID, List<Evidence.EffectRow>> effects = evidence.effectsByRun();
+        Map<UUID, List<Evidence.EventRow>> events = evidence.eventsByRun();
+        int startedOnTrigger = 0;
+        for (FaultContext.Halted kill : halted) {
+            String key = scenario + "." + kill.key();
+            Optional<Evidence.RunRow> found = evidence.runs().stream()
+                    .filter(run -> run.key().equals(key))
+                    .findFirst();
+            if (found.isEmpty()) {
+                report.violation("the run of " + key + ", whose trigger returned CREATED on " + kill.instance()
+                        + " right before it was killed, is lost");
+                continue;
+            }
+            Evidence.RunRow run = found.get();
+            List<Evidence.EventRow> claims = events.getOrDefault(run.id(), List.of()).stream()
+                    .filter(event -> event.type().equals("CLAIMED"))
+                    .toList();
+            boolean started = !claims.isEmpty() && claims.get(0).at().equals(run.createdAt());
+            startedOnTrigger += started ? 1 : 0;
+            List<Evidence.EffectRow> runEffects = effects.getOrDefault(run.id(), List.of());
+            long completed =
+                    runEffects.stream().filter(e -> e.endedAt() != null).count();
+            if (!run.status().equals("SUCCEEDED") || completed != 1) {
+                report.violation(
+                        run.id(),
+                        "triggered right before " + kill.instance() + " was killed: expected SUCCEEDED with one"
+                                + " completed handler, found " + run.status() + " with effects " + runEffects);
+            }
+            boolean cut = runEffects.stream().anyMatch(e -> e.instance().equals(kill.instance()));
+            report.note("run " + run.id() + " (" + key + ")" + (started ? " started on its trigger's commit" : "")
+                    + " on " + kill.instance() + ", killed right after;"
+                    + (cut ? " its handler had started there (a cut attempt);" : " its handler never started there;")
+                    + " attempts " + run.attempts() + ", " + run.status());
+        }
+        if (startedOnTrigger == 0) {
+            report.violation("none of the " + halted.size() + " runs triggered right before a kill was stored claimed"
+                    + " by its instance, so kill -9 after a one-commit start (S-EX-36) was not exercised");
         }
     }
 

@@ -149,6 +149,19 @@ final class FaultNode implements AutoCloseable {
     }
 
     /**
+     * Waits up to {@code timeout} for the process to end by itself; its exit code, or {@code null} if it still runs
+     * (or never ran).
+     */
+    @Nullable
+    Integer awaitExit(Duration timeout) throws InterruptedException {
+        Process running = process();
+        if (running == null || !running.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return null;
+        }
+        return running.exitValue();
+    }
+
+    /**
      * {@code SIGTERM}: a graceful shutdown (S-EX-8). Waits for the process to end; if it has not after {@code
      * timeout}, kills it and says so.
      */

@@ -71,6 +71,25 @@ class FaultNodeController {
         return result.runId() + " " + result.outcome();
     }
 
+    /** The exit code of an instance that {@link #triggerAndHalt} ended. */
+    static final int HALTED = 137;
+
+    /**
+     * Triggers one key and, when the trigger created its run, ends this process at once, as {@code kill -9} would:
+     * no shutdown hook, no hand-back, nothing more written. With a free slot the trigger's one commit stored the run
+     * already claimed by this instance's worker (S-EX-36), so the run is leased to a worker that is gone before its
+     * handler could start, or just after. Answers only when the trigger returned an existing run.
+     */
+    @PostMapping("/faults/trigger-and-halt")
+    String triggerAndHalt(@RequestParam String scenario, @RequestParam String key, @RequestParam long workMillis) {
+        TriggerResult result =
+                runlane.trigger(EffectTask.class, new EffectTask.Payload(scenario, key, workMillis, false, false));
+        if (result.created()) {
+            Runtime.getRuntime().halt(HALTED);
+        }
+        return result.runId() + " " + result.outcome();
+    }
+
     /**
      * Triggers the debounced task for one key with the key's {@code seq}-th payload (S-DB-1); answers {@code <run id>
      * <outcome>}, the outcome {@code CREATED} or {@code DEBOUNCED}.

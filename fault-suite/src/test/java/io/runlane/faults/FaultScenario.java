@@ -45,7 +45,12 @@ record FaultScenario(
         /** A claim's answer arrived after its lease expired, while a later attempt of its run ran (S-EX-30). */
         LATE_CLAIM_ANSWER,
         /** An instance was killed in the middle of a bulk resume: some runs resumed, some not yet (S-RV-4). */
-        BULK_RESUME_KILL
+        BULK_RESUME_KILL,
+        /**
+         * An instance was killed right after a trigger's commit stored its run claimed by it (S-EX-36), and each run so
+         * left succeeded once elsewhere.
+         */
+        KILL_AFTER_START
     }
 
     /** Which runs a scenario's faults may make run again (each one still has to be explained by the evidence). */
@@ -66,7 +71,8 @@ record FaultScenario(
     }
 
     /**
-     * The seven fault classes on their own, {@code kill -9} once more against transactional steps, a claim's answer
+     * The seven fault classes on their own, {@code kill -9} once more against transactional steps and right after
+     * triggers' commits that started their runs (S-EX-36), a claim's answer
      * held until its lease expired, {@code kill -9} of an instance in the middle of a bulk resume, {@code kill -9} and
      * backend kills during bursts of debounced triggers, an instance's clock minutes off while throttled keys are at
      * their limit (S-TH-3), all of them at once, and the failovers of a synchronously replicated pair: its primary
@@ -82,6 +88,12 @@ record FaultScenario(
                         Reexecution.CUT_ATTEMPTS,
                         Required.NOTHING,
                         Workload.TRANSACTIONAL_STEPS),
+                new FaultScenario(
+                        "kill9-after-start",
+                        List.of(Faults.killRightAfterTrigger(ANY_NODE)),
+                        false,
+                        Reexecution.CUT_ATTEMPTS,
+                        Required.KILL_AFTER_START),
                 new FaultScenario("sigterm", List.of(Faults.terminate(ANY_NODE)), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-restart", List.of(Faults.restartDatabase()), false, Reexecution.CUT_ATTEMPTS),
                 new FaultScenario("pg-terminate", List.of(Faults.terminateBackends()), false, Reexecution.CUT_ATTEMPTS),

@@ -42,6 +42,46 @@ final class Faults {
         });
     }
 
+    /** The planned work of a run whose trigger's instance ends right after the commit: short, so it drains fast. */
+    private static final long HALTED_WORK_MILLIS = 200;
+
+    /**
+     * 1c: {@code kill -9} right after a trigger's commit. The instance triggers a run of a key of its own and ends at
+     * once when the trigger created it ({@code /faults/trigger-and-halt}); with a free slot that commit stored the run
+     * claimed by the instance's worker (S-EX-36), so it dies holding the run's lease before the handler started, or
+     * just after. The scenario's check (see {@code FaultInjectionIT}) finds every such run succeeded once elsewhere.
+     */
+    static Fault killRightAfterTrigger(List<Integer> targets) {
+        return (context, random) -> {
+            int sequence = 0;
+            while (context.loadRunning()) {
+                FaultContext.pause(random, 1000, 3000);
+                if (!context.loadRunning()) {
+                    break;
+                }
+                FaultNode node = context.cluster().node(targets.get(random.nextInt(targets.size())));
+                String instance = node.instance();
+                String key = "h" + sequence++;
+                context.killed().add(instance);
+                node.call(
+                        "POST",
+                        "/faults/trigger-and-halt?scenario=" + FaultContext.haltedScenario(context.scenario()) + "&key="
+                                + key + "&workMillis=" + HALTED_WORK_MILLIS);
+                Integer exit = node.awaitExit(Duration.ofSeconds(10));
+                if (exit != null && exit == FaultNodeController.HALTED) {
+                    context.halted().add(new FaultContext.Halted(instance, key));
+                    context.note("kill -9 of " + instance + " right after its trigger of " + key + " committed");
+                } else {
+                    node.kill();
+                    context.note("kill -9 of " + instance + ": its trigger of " + key + " created nothing");
+                }
+                FaultContext.pause(random, 300, 1500);
+                context.cluster().restart(node, node.skew());
+                context.note("restarted as " + node.instance());
+            }
+        };
+    }
+
     /** Chooses the instance a kill hits. */
     @FunctionalInterface
     private interface Target {

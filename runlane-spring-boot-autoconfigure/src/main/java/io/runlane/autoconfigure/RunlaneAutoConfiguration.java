@@ -131,7 +131,8 @@ public final class RunlaneAutoConfiguration {
                 properties.getRecovery().getInterval(),
                 properties.getRecovery().getBatchSize(),
                 worker.getAttemptTimeout(),
-                worker.getCancellationGrace());
+                worker.getCancellationGrace(),
+                worker.isStartOnTrigger());
     }
 
     @Bean

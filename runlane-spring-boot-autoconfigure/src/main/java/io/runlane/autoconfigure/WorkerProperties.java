@@ -37,6 +37,20 @@ public class WorkerProperties {
     /** How long a run asked to stop may run on before it is made CANCELLED, freeing its keys and queue capacity. */
     private Duration cancellationGrace = Duration.ofMinutes(5);
 
+    /**
+     * Whether a run triggered outside a transaction, while this worker has a free slot, is stored already claimed by
+     * it and starts after that one commit, instead of waiting for a claim.
+     */
+    private boolean startOnTrigger = true;
+
+    public boolean isStartOnTrigger() {
+        return startOnTrigger;
+    }
+
+    public void setStartOnTrigger(boolean startOnTrigger) {
+        this.startOnTrigger = startOnTrigger;
+    }
+
     public @Nullable Duration getAttemptTimeout() {
         return attemptTimeout;
     }

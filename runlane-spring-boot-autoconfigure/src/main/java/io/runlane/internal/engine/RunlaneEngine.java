@@ -6,6 +6,7 @@ import io.runlane.internal.kernel.CompositeEngineListener;
 import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.LocalStarts;
 import io.runlane.internal.kernel.PruningSettings;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.RunlaneSettings;
@@ -148,6 +149,7 @@ public final class RunlaneEngine implements AutoCloseable {
         ResultCodec codec = new ResultCodec(payloads.jsonMapper(), maxResultBytes);
         this.steps = new StepStore(jdbc, sql);
         SignalWakeUps signalWakeUps = new SignalWakeUps(loopDataSource, sql, notifier);
+        LocalStarts localStarts = new LocalStarts();
         this.durable = new DurableExecution(
                 new StepStore(loopJdbc, sql),
                 reads,
@@ -177,7 +179,8 @@ public final class RunlaneEngine implements AutoCloseable {
                         reads,
                         sql,
                         environment,
-                        new SingletonConflicts(jdbc, sql, environment, reads, transitions, signals)),
+                        new SingletonConflicts(jdbc, sql, environment, reads, transitions, signals),
+                        localStarts),
                 reads,
                 new RunListing(jdbc, sql, environment),
                 transitions,
@@ -208,7 +211,8 @@ public final class RunlaneEngine implements AutoCloseable {
                 listener,
                 notifier,
                 loopTransactions,
-                durable);
+                durable,
+                localStarts);
         this.missedWakeUps = new MissedWakeUps(loopJdbc, sql, environment, notifier);
         this.maintenance = MaintenanceService.create(
                 loopJdbc, sql, environment, outcomes, tasks, execution, missedWakeUps, listener);

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param attemptTimeout how long one attempt of a task without its own timeout may run, or {@code null} for no limit
  *     (S-EX-21)
  * @param cancellationGrace how long a run asked to stop may keep running before maintenance cancels it (S-CA-5)
+ * @param startOnTrigger whether a trigger outside a transaction may store its run already claimed by this instance's
+ *     running worker, to start on a free slot after that one commit (S-EX-36)
  */
 public record ExecutionSettings(
         boolean workerEnabled,
@@ -42,7 +44,8 @@ public record ExecutionSettings(
         Duration recoveryInterval,
         int recoveryBatchSize,
         @Nullable Duration attemptTimeout,
-        Duration cancellationGrace) {
+        Duration cancellationGrace,
+        boolean startOnTrigger) {
 
     public ExecutionSettings {
         positive("runlane.worker.concurrency", concurrency);
@@ -89,7 +92,8 @@ public record ExecutionSettings(
                 Duration.ofSeconds(15),
                 100,
                 null,
-                Duration.ofMinutes(5));
+                Duration.ofMinutes(5),
+                true);
     }
 
     public ExecutionSettings withWorker(int concurrency, Duration pollInterval) {
@@ -173,6 +177,8 @@ public record ExecutionSettings(
 
         private Duration cancellationGrace;
 
+        private boolean startOnTrigger;
+
         private Builder(ExecutionSettings settings) {
             this.workerEnabled = settings.workerEnabled();
             this.concurrency = settings.concurrency();
@@ -189,6 +195,12 @@ public record ExecutionSettings(
             this.recoveryBatchSize = settings.recoveryBatchSize();
             this.attemptTimeout = settings.attemptTimeout();
             this.cancellationGrace = settings.cancellationGrace();
+            this.startOnTrigger = settings.startOnTrigger();
+        }
+
+        public Builder startOnTrigger(boolean startOnTrigger) {
+            this.startOnTrigger = startOnTrigger;
+            return this;
         }
 
         public Builder workerEnabled(boolean workerEnabled) {
@@ -282,7 +294,8 @@ public record ExecutionSettings(
                     recoveryInterval,
                     recoveryBatchSize,
                     attemptTimeout,
-                    cancellationGrace);
+                    cancellationGrace,
+                    startOnTrigger);
         }
     }
 

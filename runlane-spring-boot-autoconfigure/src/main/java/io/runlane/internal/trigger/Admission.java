@@ -9,6 +9,12 @@ sealed interface Admission {
     /** The run was stored (S-TR-1). */
     record Created(Run run) implements Admission {}
 
+    /**
+     * The run was stored already claimed by the local worker, which starts it (S-EX-36); {@code run} is the run as
+     * its trigger created it, before the claim ({@link StartedAdmissions}).
+     */
+    record Started(Run run) implements Admission {}
+
     /** The idempotency key has an active or retained owner, which is returned; nothing was written (S-IK-2, S-IK-3). */
     record Existing(Run run) implements Admission {}
 

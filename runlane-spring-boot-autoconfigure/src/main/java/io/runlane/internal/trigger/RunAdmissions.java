@@ -4,6 +4,7 @@ import io.runlane.Run;
 import io.runlane.RunlaneException;
 import io.runlane.SingletonConflictException;
 import io.runlane.SingletonConflictPolicy;
+import io.runlane.internal.kernel.LocalStarts;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.lifecycle.KeyOwnership;
@@ -86,13 +87,18 @@ public final class RunAdmissions {
 
     private final RateLimits rateLimits;
 
+    private final StartedAdmissions starts;
+
+    private final LocalStarts localStarts;
+
     public RunAdmissions(
             JdbcClient jdbc,
             TransactionTemplate transactions,
             RunReads reads,
             SqlTemplate sql,
             String environment,
-            SingletonConflicts conflicts) {
+            SingletonConflicts conflicts,
+            LocalStarts localStarts) {
         this.jdbc = jdbc;
         this.conflicts = conflicts;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
@@ -102,6 +108,8 @@ public final class RunAdmissions {
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
         this.debounces = new DebounceAdmissions(jdbc, this.transactions, sql, environment, this::admitPending);
         this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
+        this.starts = new StartedAdmissions(jdbc, sql);
+        this.localStarts = localStarts;
     }
 
     /**
@@ -124,7 +132,7 @@ public final class RunAdmissions {
             return admitAlone(run);
         }
         Admission answer = createdShare.worthGrouping() ? groups.admit(run) : ownerFirst(run);
-        createdShare.record(answer instanceof Admission.Created);
+        createdShare.record(answer instanceof Admission.Created || answer instanceof Admission.Started);
         return answer;
     }
 
@@ -151,7 +159,22 @@ public final class RunAdmissions {
     private Admission ownerFirst(NewRun run) {
         String key = run.idempotencyKey();
         Optional<Run> owner = key == null ? Optional.empty() : reads.findCurrentOwner(run.taskId(), key);
-        return owner.<Admission>map(Admission.Existing::new).orElseGet(() -> admitAlone(run));
+        return owner.<Admission>map(Admission.Existing::new).orElseGet(() -> admitStartingOrAlone(run));
+    }
+
+    /**
+     * A groupable run admitted alone: stored claimed by a free slot of the local worker when one takes it (S-EX-36),
+     * else, or when that statement settled nothing, as any run alone.
+     */
+    private Admission admitStartingOrAlone(NewRun run) {
+        LocalStarts.Reservation slot = startableNow(run) ? localStarts.reserve(run.taskId(), run.queue()) : null;
+        if (slot != null) {
+            Optional<Admission> started = starts.admit(run, singles.parameters(run), slot, false);
+            if (started.isPresent()) {
+                return started.get();
+            }
+        }
+        return admitAlone(run);
     }
 
     private boolean groupable(NewRun run) {
@@ -175,16 +198,35 @@ public final class RunAdmissions {
 
     /**
      * A group of one: the single-run statement, which costs the database less than the group statement does for one
-     * run, with the group's lock bound; {@code null} when it did not settle the run.
+     * run, with the group's lock bound; {@code null} when it did not settle the run. A due run that a free slot of the
+     * local worker can take is stored claimed by it and started after this one commit (S-EX-36, {@link
+     * StartedAdmissions}).
      */
     private @Nullable Admission admitBounded(NewRun run) {
         MapSqlParameterSource params = singles.parameters(run);
+        LocalStarts.Reservation slot = startableNow(run) ? localStarts.reserve(run.taskId(), run.queue()) : null;
+        if (slot != null) {
+            return starts.admit(run, params, slot, true).orElse(null);
+        }
         if (run.idempotencyKey() == null) {
             return singles.insertWithoutKey(params, true)
                     .<Admission>map(Admission.Created::new)
                     .orElse(null);
         }
         return singles.admitWithKey(params, true).orElse(null);
+    }
+
+    /**
+     * Whether the run is due at once and claimable by the worker's plain claim, so that a slot may start it on
+     * its trigger's commit (S-EX-36): not scheduled for later, not throttled. Its task and queue are for the worker
+     * to judge ({@link LocalStarts.Starter#reserve}).
+     */
+    private static boolean startableNow(NewRun run) {
+        return run.runAt() == null
+                && run.delay() == null
+                && run.throttleKey() == null
+                && run.debounce() == null
+                && run.rateLimit() == null;
     }
 
     private Admission admitAlone(NewRun run) {

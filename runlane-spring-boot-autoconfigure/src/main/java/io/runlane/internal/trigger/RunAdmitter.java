@@ -43,7 +43,8 @@ public final class RunAdmitter {
         TriggerResult result = result(answer);
         reportSuperseded(answer);
         listener.triggered(run.taskId(), result.outcome());
-        if (createdDue(result)) {
+        // a run started on this commit (S-EX-36) is due for nobody else
+        if (createdDue(result) && !(answer instanceof Admission.Started)) {
             notifier.runBecameDue();
         }
         return result;
@@ -83,6 +84,9 @@ public final class RunAdmitter {
     private static TriggerResult result(Admission answer) {
         if (answer instanceof Admission.Created created) {
             return new TriggerResult(TriggerOutcome.CREATED, created.run());
+        }
+        if (answer instanceof Admission.Started started) {
+            return new TriggerResult(TriggerOutcome.CREATED, started.run());
         }
         if (answer instanceof Admission.Existing existing) {
             return new TriggerResult(TriggerOutcome.RETURNED_EXISTING, existing.run());

@@ -1,13 +1,17 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunlaneTemplate;
+import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.kernel.LocalStarts;
 import io.runlane.internal.kernel.RunlaneSettings;
 import io.runlane.internal.registry.PayloadCodec;
+import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.TaskRegistry;
 import io.runlane.internal.step.DurableExecution;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +19,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -36,6 +41,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Every thread is supervised (S-MO-4): loop bodies catch everything, each heartbeat restarts a dead poller,
  * listener or completion writer, the poller reschedules heartbeats that ended, and {@link #deadThreads()} names what
  * is dead for the health check.
+ *
+ * <p>While it runs, the worker offers its free slots to this instance's triggers ({@link LocalStarts}, S-EX-36): a
+ * run of a task it would claim from a queue without a concurrency limit, unthrottled, may be stored already claimed
+ * by it and start on the reserved slot after the trigger's commit, with no claim statement and no wake-up.
  *
  * <p>Stopping (S-EX-8) stops claiming, hands back the runs waiting for a slot (S-EX-17), waits up to the shutdown
  * timeout for running attempts (their heartbeats go on meanwhile), writes the completions still waiting, then stops
@@ -76,6 +85,14 @@ public final class RunWorker implements SmartLifecycle {
 
     private volatile boolean autoStartup = true;
 
+    private final LocalStarts localStarts;
+
+    /** The tasks whose runs a trigger may store claimed by this worker (S-EX-36): those without a throttle. */
+    private final Set<String> startableTasks;
+
+    /** The queues whose runs a trigger may store claimed by this worker: consumed, without a concurrency limit. */
+    private final Set<String> startableQueues;
+
     public RunWorker(
             DataSource dataSource,
             RunlaneSettings settings,
@@ -89,11 +106,20 @@ public final class RunWorker implements SmartLifecycle {
             EngineListener listener,
             DueRunNotifier notifier,
             TransactionTemplate transactions,
-            DurableExecution durable) {
+            DurableExecution durable,
+            LocalStarts localStarts) {
         this.workerId = "worker-" + WORKERS.incrementAndGet() + "-" + UUID.randomUUID();
         this.settings = settings;
         this.execution = execution;
         this.notifier = notifier;
+        this.localStarts = localStarts;
+        this.startableTasks = tasks.all().stream()
+                .filter(task -> task.throttle() == null)
+                .map(TaskDefinition::id)
+                .collect(Collectors.toUnmodifiableSet());
+        this.startableQueues = consumedQueues().stream()
+                .filter(queue -> !execution.concurrencyLimits().containsKey(queue))
+                .collect(Collectors.toUnmodifiableSet());
         LeaseMargin margin = new LeaseMargin(execution.leaseDuration(), execution.heartbeatInterval());
         ClaimPace pace = new ClaimPace();
         this.rotation =
@@ -187,6 +213,9 @@ public final class RunWorker implements SmartLifecycle {
             attempts.open(execution.concurrency());
             threads.start();
             notifier.setLocalWakeUp(this::wake);
+            if (execution.startOnTrigger()) {
+                localStarts.offer(this::reserve);
+            }
         });
         if (started) {
             logger.info("Runlane worker " + workerId + " started with " + execution.concurrency() + " slots on queues "
@@ -199,6 +228,7 @@ public final class RunWorker implements SmartLifecycle {
         if (!state.stop()) {
             return;
         }
+        localStarts.offer(null);
         notifier.setLocalWakeUp(null);
         wake();
         threads.stopPolling();
@@ -250,6 +280,41 @@ public final class RunWorker implements SmartLifecycle {
     public void wake() {
         rotation.dueRunsNotified();
         state.wake();
+    }
+
+    /**
+     * A free slot for a run a trigger is about to store claimed by this worker (S-EX-36), for a run this worker's
+     * own claim would take; {@code null} otherwise, or when no slot is free.
+     */
+    private LocalStarts.@Nullable Reservation reserve(String taskId, String queue) {
+        if (!startableTasks.contains(taskId) || !startableQueues.contains(queue) || !attempts.reserveSlot()) {
+            return null;
+        }
+        return new SlotReservation();
+    }
+
+    /** A slot {@link #reserve} took; started or cancelled exactly once by the trigger that holds it. */
+    private final class SlotReservation implements LocalStarts.Reservation {
+
+        @Override
+        public String workerId() {
+            return workerId;
+        }
+
+        @Override
+        public Duration lease() {
+            return execution.leaseDuration();
+        }
+
+        @Override
+        public void start(ClaimedRun run) {
+            attempts.startReserved(run);
+        }
+
+        @Override
+        public void cancel() {
+            attempts.cancelReservation();
+        }
     }
 
     private void superviseHeartbeats() {

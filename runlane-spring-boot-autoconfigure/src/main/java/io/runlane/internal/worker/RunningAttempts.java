@@ -152,6 +152,34 @@ final class RunningAttempts {
         }
     }
 
+    /**
+     * Takes a free slot for a run a trigger stores claimed by this worker (S-EX-36); {@code false} when none is free,
+     * a run claimed ahead waits for one, or the worker stops.
+     */
+    boolean reserveSlot() {
+        WorkerSlots current = slots;
+        return state.isRunning() && current != null && current.reserve();
+    }
+
+    /**
+     * Starts a run stored claimed by a trigger on the slot {@link #reserveSlot} took for it, or hands it back and
+     * frees the slot when the worker stopped meanwhile (S-EX-17). Never throws.
+     */
+    void startReserved(ClaimedRun run) {
+        if (state.isRunning()) {
+            slots.startReserved(run);
+        } else {
+            slots.release();
+            handBack(run, "the worker is stopping");
+        }
+    }
+
+    /** Frees a slot {@link #reserveSlot} took, whose run was not stored claimed. */
+    void cancelReservation() {
+        slots.release();
+        state.wake();
+    }
+
     /** Hands a claimed run back without spending budget (S-EX-17); logs, and leaves it to recovery, if it cannot. */
     void handBack(ClaimedRun run, String reason) {
         try {

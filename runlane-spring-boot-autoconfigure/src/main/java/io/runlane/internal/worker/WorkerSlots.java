@@ -96,6 +96,20 @@ final class WorkerSlots {
     }
 
     /**
+     * Takes a free slot for a run a trigger is about to store claimed (S-EX-36), only while nothing waits for one:
+     * a run claimed ahead keeps its turn. The caller then starts a run on it ({@link #startReserved}) or {@linkplain
+     * #release releases} it.
+     */
+    boolean reserve() {
+        return open && waiting.isEmpty() && permits.tryAcquire();
+    }
+
+    /** Starts a run on a slot {@link #reserve} took for it. */
+    void startReserved(ClaimedRun run) {
+        start.accept(run);
+    }
+
+    /**
      * The next waiting run for a slot whose attempt ended, which keeps its slot for it; {@code null} if none is
      * waiting or the slots are closed, and the caller then {@linkplain #release releases} the slot.
      */

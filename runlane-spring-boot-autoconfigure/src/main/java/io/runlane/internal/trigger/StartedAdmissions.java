@@ -1,0 +1,194 @@
+package io.runlane.internal.trigger;
+
+import io.runlane.Run;
+import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.LocalStarts;
+import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.lifecycle.KeyOwnership;
+import io.runlane.internal.lifecycle.RunRowMapper;
+import io.runlane.internal.lifecycle.TraceContextColumn;
+import java.sql.Types;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * One-commit starts (S-EX-36): the single-run admission statements of {@link SingleAdmissions} for a due run that a
+ * slot of the local worker is reserved for ({@link LocalStarts}). The statement inserts the run already claimed by
+ * that worker, as the worker's own claim would have ({@code RUNNING}, attempt 1, fencing token 1, the lease from the
+ * database clock, its {@code CLAIMED} event), so that the trigger's commit is also the claim's, and the slot starts
+ * it without a claim statement, a notification or a poll.
+ *
+ * <p>The run is stored claimed only if no due waiting run of its queue has at least its priority: such runs are
+ * older or more urgent and go first (S-PR-2), so the run is then stored {@code QUEUED} as any other trigger's and the
+ * slot is freed for the worker's claim. A singleton holder's refusal and an idempotency key's owner write nothing,
+ * as in {@link SingleAdmissions}.
+ */
+final class StartedAdmissions {
+
+    private static final String RUN_COLUMNS = """
+            INSERT INTO {schema}.runs (id, environment, task_id, queue, status, payload, idempotency_key,
+                                       idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts,
+                                       run_at, created_at, updated_at, source_type, source_run_id, created_scheduled,
+                                       trace_context, priority, attempts, fencing_token, lease_owner, lease_expires_at,
+                                       last_event_seq)
+            """;
+
+    /**
+     * The new run's row, claimed when {@code lane.free}; {@code %s} takes one more {@code FROM} item, the group's lock
+     * bound or nothing. The probe of {@code lane} reads the claim index ({@code runs_waiting_due_idx}: queue, priority
+     * descending, due time) for one due waiting run of at least this priority, as the claim's own levels do.
+     */
+    private static final String RUN_VALUES = """
+            SELECT :id, :environment, :taskId, :queue,
+                   CASE WHEN lane.free THEN 'RUNNING' ELSE 'QUEUED' END,
+                   cast(:payload AS jsonb), :idempotencyKey, :idempotencyKeyTtlMs, :singletonKey, :concurrencyKey,
+                   :maxAttempts, statement_timestamp(), statement_timestamp(), statement_timestamp(), :sourceType,
+                   cast(:sourceRunId AS uuid), false, cast(:traceContext AS jsonb), :priority,
+                   CASE WHEN lane.free THEN 1 ELSE 0 END, CASE WHEN lane.free THEN 1 ELSE 0 END,
+                   CASE WHEN lane.free THEN :worker END,
+                   CASE WHEN lane.free THEN statement_timestamp() + :leaseMs * interval '1 millisecond' END,
+                   CASE WHEN lane.free THEN 2 ELSE 1 END
+            FROM (SELECT NOT EXISTS (
+                      SELECT FROM {schema}.runs w
+                      WHERE w.queue = :queue AND w.priority >= :priority
+                        AND w.status IN ('QUEUED', 'SCHEDULED', 'RETRYING', 'RELEASED', 'WAITING')
+                        AND w.throttle_key IS NULL AND w.run_at <= statement_timestamp()
+                        AND w.environment = :environment) AS free) lane%s
+            """;
+
+    /** The claim's event, as the worker's claim appends it (seq 2: event 1 is the implicit CREATED, S-RL-2). */
+    private static final String CLAIMED_EVENT = """
+            ), claimed_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT id, last_event_seq, 'CLAIMED', status, updated_at, lease_owner, 'attempt 1'
+                FROM inserted_run WHERE status = 'RUNNING'
+            )
+            SELECT true AS created, inserted_run.* FROM inserted_run
+            """;
+
+    /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
+    private static final String WITHOUT_IDEMPOTENCY_KEY =
+            "WITH inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
+            ON CONFLICT (environment, task_id, singleton_key)
+                WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
+            DO NOTHING
+            RETURNING *
+            """ + CLAIMED_EVENT;
+
+    /** S-IK-1, S-SK-4: as {@link SingleAdmissions}' statement with a key; the owner answers, claimed by nobody. */
+    private static final String WITH_IDEMPOTENCY_KEY = "WITH current_owner AS (\n"
+            + KeyOwnership.currentOwner("r") + "\n), inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
+            WHERE NOT EXISTS (SELECT FROM current_owner)
+            ON CONFLICT DO NOTHING
+            RETURNING *
+            """
+            + CLAIMED_EVENT
+            + """
+            UNION ALL
+            SELECT false, current_owner.* FROM current_owner
+            """;
+
+    private final JdbcClient jdbc;
+
+    private final String withKey;
+
+    private final String withKeyBounded;
+
+    private final String withoutKey;
+
+    private final String withoutKeyBounded;
+
+    StartedAdmissions(JdbcClient jdbc, SqlTemplate sql) {
+        this.jdbc = jdbc;
+        this.withKey = sql.format(WITH_IDEMPOTENCY_KEY.formatted(""));
+        this.withKeyBounded = sql.format(WITH_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+        this.withoutKey = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(""));
+        this.withoutKeyBounded = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+    }
+
+    /**
+     * Admits {@code run} with the single-run statement's parameters {@code params}, in auto-commit, and then starts it
+     * on {@code slot} or frees the slot, whatever happens: {@link Admission.Started} when the statement stored it
+     * claimed, the other answers of {@link SingleAdmissions} otherwise; empty when the statement settled nothing.
+     */
+    Optional<Admission> admit(NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot, boolean bounded) {
+        boolean started = false;
+        try {
+            params.addValue("worker", slot.workerId(), Types.VARCHAR)
+                    .addValue("leaseMs", slot.lease().toMillis(), Types.BIGINT);
+            String statement = run.idempotencyKey() == null
+                    ? (bounded ? withoutKeyBounded : withoutKey)
+                    : (bounded ? withKeyBounded : withKey);
+            long sent = System.nanoTime();
+            Optional<Answer> answer = jdbc.sql(statement)
+                    .paramSource(params)
+                    .query((rs, rowNum) -> {
+                        Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+                        boolean created = rs.getBoolean("created");
+                        ClaimedRun claimed = created && stored.status() == RunStatus.RUNNING
+                                ? new ClaimedRun(
+                                        stored,
+                                        rs.getLong("fencing_token"),
+                                        0,
+                                        TraceContextColumn.decode(rs.getString("trace_context")),
+                                        sent)
+                                : null;
+                        return new Answer(stored, created, claimed);
+                    })
+                    .optional();
+            if (answer.isEmpty()) {
+                return Optional.empty();
+            }
+            Answer stored = answer.get();
+            if (stored.claimed() != null) {
+                started = true;
+                slot.start(stored.claimed());
+                return Optional.of(new Admission.Started(asCreated(stored.run())));
+            }
+            return Optional.of(
+                    stored.created() ? new Admission.Created(stored.run()) : new Admission.Existing(stored.run()));
+        } finally {
+            if (!started) {
+                slot.cancel();
+            }
+        }
+    }
+
+    /** A row of the statement's answer, and the claim it holds when it stored the run claimed. */
+    private record Answer(
+            Run run, boolean created, @Nullable ClaimedRun claimed) {}
+
+    /**
+     * The run as its trigger created it, before the same commit claimed it (S-EX-36): {@code QUEUED}, no attempt yet,
+     * as every {@code CREATED} answer of a due run reads (S-TR-1).
+     */
+    private static Run asCreated(Run running) {
+        return new Run(
+                running.id(),
+                running.taskId(),
+                running.queue(),
+                RunStatus.QUEUED,
+                running.idempotencyKey(),
+                running.singletonKey(),
+                0,
+                running.maxAttempts(),
+                running.createdAt(),
+                running.createdAt(),
+                running.runAt(),
+                null,
+                null,
+                running.payloadJson(),
+                running.sourceRunId(),
+                running.concurrencyKey(),
+                running.idempotencyKeyTtl(),
+                running.sourceType(),
+                null,
+                0,
+                running.priority(),
+                running.debounceKey(),
+                running.scheduleId());
+    }
+}
