@@ -24,7 +24,8 @@ import org.springframework.stereotype.Component;
 /**
  * Makes one claim's answer reach the instance late, as a network partition that healed would (the fault suite's
  * {@code late-claim-answers} scenario, S-EX-30). The application's data source is wrapped; once {@linkplain #arm
- * armed}, the next claim statement that runs in auto-commit and claims a run with at least the given planned work
+ * armed}, the next claim statement (or trigger statement that stores its run claimed, S-EX-36) that runs in auto-commit
+ * and claims a run with at least the given planned work
  * executes and commits as usual, so its runs are {@code RUNNING} under leases that run out on the database clock,
  * but its answer is held back from the worker, after its rows were read and before the worker sees any of them, until
  * the suite {@linkplain #release releases} it or the hold's time is up. A long run is asked for so that its next
@@ -125,8 +126,12 @@ class LateClaimAnswers implements BeanPostProcessor {
         });
     }
 
+    /**
+     * A worker's claim statement, or a trigger's statement that stores its run claimed by the local worker (S-EX-36),
+     * whose answer a held claim is just as much.
+     */
     private static boolean isClaim(String sql) {
-        return sql.contains("'CLAIMED'") && sql.contains("SKIP LOCKED");
+        return sql.contains("'CLAIMED'") && (sql.contains("SKIP LOCKED") || sql.contains("lane.free"));
     }
 
     /** The application's data source with claim statements watched. */

@@ -38,8 +38,8 @@ public class WorkerProperties {
     private Duration cancellationGrace = Duration.ofMinutes(5);
 
     /**
-     * Whether a run triggered outside a transaction, while this worker has a free slot, is stored already claimed by
-     * it and starts after that one commit, instead of waiting for a claim.
+     * Whether a run triggered while this worker has a free slot is stored already claimed by it and starts after
+     * the trigger's commit (or its caller's transaction's), instead of waiting for a claim.
      */
     private boolean startOnTrigger = true;
 

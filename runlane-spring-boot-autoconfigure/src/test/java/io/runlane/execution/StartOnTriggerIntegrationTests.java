@@ -38,6 +38,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -179,8 +180,7 @@ class StartOnTriggerIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-EX-36: runs of a queue with a concurrency limit, runs due later and runs triggered in a"
-            + " transaction are claimed by the worker")
+    @DisplayName("S-EX-36: runs of a queue with a concurrency limit and runs due later are claimed by the worker")
     void otherRunsWaitForTheClaim() {
         runlane(4, true);
         UUID limited = runlane.template()
@@ -192,15 +192,64 @@ class StartOnTriggerIntegrationTests {
                         new Quick.Payload(2),
                         TriggerOptions.builder().delay(Duration.ofMillis(1)).build())
                 .runId();
-        UUID inTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource))
-                .execute(status -> runlane.template()
-                        .trigger("start.quick", new Quick.Payload(3))
-                        .runId());
 
-        List.of(limited, delayed, inTransaction).forEach(runId -> {
+        List.of(limited, delayed).forEach(runId -> {
             awaitSucceeded(runId);
             assertThat(startedOnTrigger(runId)).as("run %s", runId).isFalse();
         });
+    }
+
+    @Test
+    @DisplayName("S-EX-36, S-TR-3: a run triggered in a caller's transaction is stored claimed and starts only after"
+            + " that transaction commits")
+    void startsAfterTheCallersCommit() {
+        runlane(1, true);
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+
+        UUID runId = transaction.execute(status -> {
+            UUID id = runlane.template()
+                    .trigger("start.quick", new Quick.Payload(1))
+                    .runId();
+            assertThat(Quick.EXECUTIONS).as("nothing starts before the commit").doesNotContainKey(id);
+            return id;
+        });
+
+        awaitSucceeded(runId);
+        assertThat(startedOnTrigger(runId)).isTrue();
+        assertThat(Quick.EXECUTIONS.get(runId)).hasValue(1);
+    }
+
+    @Test
+    @DisplayName("S-EX-36: a caller's rollback, also to a savepoint, removes the run, starts nothing and frees the"
+            + " slot")
+    void rolledBackTriggersStartNothing() {
+        runlane(1, true);
+        DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+        TransactionTemplate transaction = new TransactionTemplate(manager);
+        TransactionTemplate nested = new TransactionTemplate(manager);
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+
+        UUID rolledBack = transaction.execute(status -> {
+            status.setRollbackOnly();
+            return runlane.template()
+                    .trigger("start.quick", new Quick.Payload(1))
+                    .runId();
+        });
+        UUID toSavepoint = transaction.execute(status -> nested.execute(inner -> {
+            inner.setRollbackOnly();
+            return runlane.template()
+                    .trigger("start.quick", new Quick.Payload(2))
+                    .runId();
+        }));
+
+        assertThat(runlane.template().runs().get(rolledBack)).isEmpty();
+        assertThat(runlane.template().runs().get(toSavepoint)).isEmpty();
+        // the one slot is free again: only a start on the trigger's commit can take the next run while the poller
+        // sleeps, and a run held by a lost claim would never run
+        UUID next =
+                runlane.template().trigger("start.quick", new Quick.Payload(3)).runId();
+        awaitSucceeded(next);
+        assertThat(Quick.EXECUTIONS).containsOnlyKeys(next);
     }
 
     @Test

@@ -174,6 +174,7 @@ public final class RunlaneEngine implements AutoCloseable {
                 tasks,
                 payloads,
                 new RunAdmissions(
+                        dataSource,
                         jdbc,
                         transactions,
                         reads,

@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param attemptTimeout how long one attempt of a task without its own timeout may run, or {@code null} for no limit
  *     (S-EX-21)
  * @param cancellationGrace how long a run asked to stop may keep running before maintenance cancels it (S-CA-5)
- * @param startOnTrigger whether a trigger outside a transaction may store its run already claimed by this instance's
- *     running worker, to start on a free slot after that one commit (S-EX-36)
+ * @param startOnTrigger whether a trigger may store its run already claimed by this instance's running worker, to start
+ *     on a free slot after the trigger's commit (S-EX-36)
  */
 public record ExecutionSettings(
         boolean workerEnabled,

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A {@link Reservation} holds one free slot of the worker. The trigger stores its run already claimed by that
  * worker, with the reservation's lease, and then either {@linkplain Reservation#start starts} the stored claim on the
- * slot or {@linkplain Reservation#cancel cancels} the reservation, exactly once: a reservation never outlives its
- * trigger's statement.
+ * slot or {@linkplain Reservation#cancel cancels} the reservation, exactly once: right after its statement, or, in a
+ * caller's transaction, when that transaction ends.
  */
 public final class LocalStarts {
 
@@ -41,7 +41,7 @@ public final class LocalStarts {
          */
         void start(ClaimedRun run);
 
-        /** Frees the slot: the run was not stored claimed, or not for sure. */
+        /** Frees the slot: the run was not stored claimed, not for sure, or its transaction rolled back. */
         void cancel();
     }
 

@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -91,7 +92,11 @@ public final class RunAdmissions {
 
     private final LocalStarts localStarts;
 
+    /** The data source of {@code jdbc}: a caller's transaction holding its connection commits what it writes. */
+    private final DataSource dataSource;
+
     public RunAdmissions(
+            DataSource dataSource,
             JdbcClient jdbc,
             TransactionTemplate transactions,
             RunReads reads,
@@ -110,6 +115,7 @@ public final class RunAdmissions {
         this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
         this.starts = new StartedAdmissions(jdbc, sql);
         this.localStarts = localStarts;
+        this.dataSource = dataSource;
     }
 
     /**
@@ -129,7 +135,7 @@ public final class RunAdmissions {
             return admitRateLimited(run);
         }
         if (!groupable(run)) {
-            return admitAlone(run);
+            return startableInCallersTransaction(run) ? admitStartingAfterCommit(run) : admitAlone(run);
         }
         Admission answer = createdShare.worthGrouping() ? groups.admit(run) : ownerFirst(run);
         createdShare.record(answer instanceof Admission.Created || answer instanceof Admission.Started);
@@ -214,6 +220,34 @@ public final class RunAdmissions {
                     .orElse(null);
         }
         return singles.admitWithKey(params, true).orElse(null);
+    }
+
+    /**
+     * Whether a run triggered in the caller's transaction may be stored claimed by a free slot of the local worker and
+     * handed to it after that transaction commits (S-EX-36): the transaction holds this engine's connection (so the
+     * run commits with it), reads committed data and may write, and the run needs no transaction of its own.
+     */
+    private boolean startableInCallersTransaction(NewRun run) {
+        return startableNow(run)
+                && !superseding(run)
+                && TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive()
+                && !TransactionSynchronizationManager.isCurrentTransactionReadOnly()
+                && TransactionSynchronizationManager.getCurrentTransactionIsolationLevel() == null
+                && transactions.isSessionDefault()
+                && TransactionSynchronizationManager.hasResource(dataSource);
+    }
+
+    /** A run in the caller's transaction, stored claimed by a free local slot when one takes it (S-EX-36). */
+    private Admission admitStartingAfterCommit(NewRun run) {
+        LocalStarts.Reservation slot = localStarts.reserve(run.taskId(), run.queue());
+        if (slot != null) {
+            Optional<Admission> started = starts.admitInTransaction(run, singles.parameters(run), slot);
+            if (started.isPresent()) {
+                return started.get();
+            }
+        }
+        return admitAlone(run);
     }
 
     /**

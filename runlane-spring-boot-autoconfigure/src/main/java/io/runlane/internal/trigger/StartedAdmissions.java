@@ -10,9 +10,13 @@ import io.runlane.internal.lifecycle.RunRowMapper;
 import io.runlane.internal.lifecycle.TraceContextColumn;
 import java.sql.Types;
 import java.util.Optional;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * One-commit starts (S-EX-36): the single-run admission statements of {@link SingleAdmissions} for a due run that a
@@ -91,7 +95,18 @@ final class StartedAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
+    /** Whether a run stored claimed is still held by that claim (S-EX-36, {@link #admitInTransaction}). */
+    private static final String CLAIM_KEPT = """
+            SELECT EXISTS (SELECT FROM {schema}.runs
+                           WHERE id = :runId AND fencing_token = :fencingToken AND lease_owner = :worker
+                             AND status = 'RUNNING')
+            """;
+
+    private static final Log logger = LogFactory.getLog(StartedAdmissions.class);
+
     private final JdbcClient jdbc;
+
+    private final String claimKept;
 
     private final String withKey;
 
@@ -107,6 +122,7 @@ final class StartedAdmissions {
         this.withKeyBounded = sql.format(WITH_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
         this.withoutKey = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(""));
         this.withoutKeyBounded = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+        this.claimKept = sql.format(CLAIM_KEPT);
     }
 
     /**
@@ -117,39 +133,13 @@ final class StartedAdmissions {
     Optional<Admission> admit(NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot, boolean bounded) {
         boolean started = false;
         try {
-            params.addValue("worker", slot.workerId(), Types.VARCHAR)
-                    .addValue("leaseMs", slot.lease().toMillis(), Types.BIGINT);
-            String statement = run.idempotencyKey() == null
-                    ? (bounded ? withoutKeyBounded : withoutKey)
-                    : (bounded ? withKeyBounded : withKey);
-            long sent = System.nanoTime();
-            Optional<Answer> answer = jdbc.sql(statement)
-                    .paramSource(params)
-                    .query((rs, rowNum) -> {
-                        Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
-                        boolean created = rs.getBoolean("created");
-                        ClaimedRun claimed = created && stored.status() == RunStatus.RUNNING
-                                ? new ClaimedRun(
-                                        stored,
-                                        rs.getLong("fencing_token"),
-                                        0,
-                                        TraceContextColumn.decode(rs.getString("trace_context")),
-                                        sent)
-                                : null;
-                        return new Answer(stored, created, claimed);
-                    })
-                    .optional();
-            if (answer.isEmpty()) {
-                return Optional.empty();
-            }
-            Answer stored = answer.get();
-            if (stored.claimed() != null) {
+            Optional<Answer> answer = query(run, params, slot, bounded);
+            ClaimedRun claimed = answer.map(Answer::claimed).orElse(null);
+            if (claimed != null) {
                 started = true;
-                slot.start(stored.claimed());
-                return Optional.of(new Admission.Started(asCreated(stored.run())));
+                slot.start(claimed);
             }
-            return Optional.of(
-                    stored.created() ? new Admission.Created(stored.run()) : new Admission.Existing(stored.run()));
+            return answer.map(Answer::admission);
         } finally {
             if (!started) {
                 slot.cancel();
@@ -157,9 +147,95 @@ final class StartedAdmissions {
         }
     }
 
+    /**
+     * Admits {@code run} in the caller's transaction, which this statement joined, and hands a run it stored claimed
+     * to {@code slot} once that transaction committed, freeing the slot otherwise (S-EX-36). Before it starts, a read
+     * confirms that the commit kept the claim: a rollback to a savepoint set before the trigger removes the run while
+     * the transaction still commits.
+     */
+    Optional<Admission> admitInTransaction(NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot) {
+        Optional<Answer> answer;
+        try {
+            answer = query(run, params, slot, false);
+        } catch (RuntimeException | Error ex) {
+            slot.cancel();
+            throw ex;
+        }
+        ClaimedRun claimed = answer.map(Answer::claimed).orElse(null);
+        if (claimed == null) {
+            slot.cancel();
+            return answer.map(Answer::admission);
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                handOver(claimed, slot, status == STATUS_COMMITTED);
+            }
+        });
+        return answer.map(Answer::admission);
+    }
+
+    /** Starts a claim its caller's transaction committed, once it is confirmed; frees the slot otherwise. */
+    private void handOver(ClaimedRun claimed, LocalStarts.Reservation slot, boolean committed) {
+        boolean kept = false;
+        try {
+            kept = committed
+                    && Boolean.TRUE.equals(jdbc.sql(claimKept)
+                            .param("runId", claimed.run().id())
+                            .param("fencingToken", claimed.fencingToken())
+                            .param("worker", slot.workerId())
+                            .query(Boolean.class)
+                            .single());
+        } catch (RuntimeException ex) {
+            logger.warn(
+                    "Could not confirm the start of run " + claimed.run().id() + " after its trigger's commit; its"
+                            + " lease will expire and recovery will retry it",
+                    ex);
+        }
+        if (kept) {
+            slot.start(claimed);
+        } else {
+            slot.cancel();
+        }
+    }
+
+    private Optional<Answer> query(
+            NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot, boolean bounded) {
+        params.addValue("worker", slot.workerId(), Types.VARCHAR)
+                .addValue("leaseMs", slot.lease().toMillis(), Types.BIGINT);
+        String statement = run.idempotencyKey() == null
+                ? (bounded ? withoutKeyBounded : withoutKey)
+                : (bounded ? withKeyBounded : withKey);
+        long sent = System.nanoTime();
+        return jdbc.sql(statement)
+                .paramSource(params)
+                .query((rs, rowNum) -> {
+                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+                    boolean created = rs.getBoolean("created");
+                    ClaimedRun claimed = created && stored.status() == RunStatus.RUNNING
+                            ? new ClaimedRun(
+                                    stored,
+                                    rs.getLong("fencing_token"),
+                                    0,
+                                    TraceContextColumn.decode(rs.getString("trace_context")),
+                                    sent)
+                            : null;
+                    return new Answer(stored, created, claimed);
+                })
+                .optional();
+    }
+
     /** A row of the statement's answer, and the claim it holds when it stored the run claimed. */
     private record Answer(
-            Run run, boolean created, @Nullable ClaimedRun claimed) {}
+            Run run, boolean created, @Nullable ClaimedRun claimed) {
+
+        Admission admission() {
+            if (claimed != null) {
+                return new Admission.Started(asCreated(run));
+            }
+            return created ? new Admission.Created(run) : new Admission.Existing(run);
+        }
+    }
 
     /**
      * The run as its trigger created it, before the same commit claimed it (S-EX-36): {@code QUEUED}, no attempt yet,
