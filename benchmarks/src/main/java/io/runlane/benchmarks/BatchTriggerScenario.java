@@ -80,24 +80,12 @@ final class BatchTriggerScenario implements Scenario {
                 + " max_attempts, run_at, created_at, updated_at, priority)"
                 + " VALUES (?, 'default', ?, 'default', 'QUEUED', cast(? AS jsonb), ?, 3, statement_timestamp(),"
                 + " statement_timestamp(), statement_timestamp(), 0)";
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
-        try (PreparedStatement statement = connection.prepareStatement(insert)) {
-            for (int i = 0; i < BATCH; i++) {
-                statement.setObject(1, UUID.randomUUID());
-                statement.setString(2, BenchmarkTasks.ORDER);
-                statement.setString(3, "{\"orderId\":\"" + prefix + i + "\"}");
-                statement.setString(4, prefix + i);
-                statement.addBatch();
-            }
-            statement.executeBatch();
-            connection.commit();
-        } catch (SQLException | RuntimeException ex) {
-            connection.rollback();
-            throw ex;
-        } finally {
-            connection.setAutoCommit(autoCommit);
-        }
+        insertRows(connection, insert, (statement, i) -> {
+            statement.setObject(1, UUID.randomUUID());
+            statement.setString(2, BenchmarkTasks.ORDER);
+            statement.setString(3, "{\"orderId\":\"" + prefix + i + "\"}");
+            statement.setString(4, prefix + i);
+        });
     }
 
     private static List<TriggerRequest> requests(String prefix) {
@@ -108,12 +96,25 @@ final class BatchTriggerScenario implements Scenario {
     }
 
     private static void insertBatch(Connection connection, String insert, String prefix) throws SQLException {
+        insertRows(connection, insert, (statement, i) -> {
+            statement.setObject(1, UUID.randomUUID());
+            statement.setString(2, "{\"orderId\":\"" + prefix + i + "\"}");
+        });
+    }
+
+    /** Sets the parameters of the {@code i}-th row of a batch. */
+    @FunctionalInterface
+    private interface Row {
+        void set(PreparedStatement statement, int i) throws SQLException;
+    }
+
+    /** {@link #BATCH} rows of {@code insert} as one JDBC batch and one commit. */
+    private static void insertRows(Connection connection, String insert, Row row) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (PreparedStatement statement = connection.prepareStatement(insert)) {
             for (int i = 0; i < BATCH; i++) {
-                statement.setObject(1, UUID.randomUUID());
-                statement.setString(2, "{\"orderId\":\"" + prefix + i + "\"}");
+                row.set(statement, i);
                 statement.addBatch();
             }
             statement.executeBatch();

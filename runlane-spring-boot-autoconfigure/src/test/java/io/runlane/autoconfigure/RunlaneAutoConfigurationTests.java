@@ -150,6 +150,22 @@ class RunlaneAutoConfigurationTests {
     }
 
     @Test
+    @DisplayName("S-EX-36: runlane.worker.start-on-trigger is on by default and can be turned off; a value that is not"
+            + " a boolean fails the start naming the property")
+    void startOnTriggerBecomesExecutionSettings() {
+        runner.run(
+                context -> assertThat(context.getBean(ExecutionSettings.class).startOnTrigger())
+                        .isTrue());
+        runner.withPropertyValues("runlane.worker.start-on-trigger=false")
+                .run(context -> assertThat(
+                                context.getBean(ExecutionSettings.class).startOnTrigger())
+                        .isFalse());
+        runner.withPropertyValues("runlane.worker.start-on-trigger=sometimes")
+                .run(context ->
+                        assertThat(context).getFailure().hasStackTraceContaining("runlane.worker.start-on-trigger"));
+    }
+
+    @Test
     void attemptTimeoutAndCancellationGraceBecomeExecutionSettings() {
         runner.run(context -> {
             ExecutionSettings execution = context.getBean(ExecutionSettings.class);

@@ -41,7 +41,7 @@ final class SingleAdmissions {
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
-    private static final String ON_SINGLETON_CONFLICT = """
+    static final String ON_SINGLETON_CONFLICT = """
             ON CONFLICT (environment, task_id, singleton_key)
                 WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
             DO NOTHING

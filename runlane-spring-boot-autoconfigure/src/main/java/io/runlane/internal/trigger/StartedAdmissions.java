@@ -74,13 +74,8 @@ final class StartedAdmissions {
             """;
 
     /** S-SK-4: the conflict target is the partial unique index runs_active_singleton_uq. */
-    private static final String WITHOUT_IDEMPOTENCY_KEY =
-            "WITH inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES + """
-            ON CONFLICT (environment, task_id, singleton_key)
-                WHERE singleton_key IS NOT NULL AND finished_at IS NULL AND NOT singleton_released
-            DO NOTHING
-            RETURNING *
-            """ + CLAIMED_EVENT;
+    private static final String WITHOUT_IDEMPOTENCY_KEY = "WITH inserted_run AS (\n" + RUN_COLUMNS + RUN_VALUES
+            + SingleAdmissions.ON_SINGLETON_CONFLICT + CLAIMED_EVENT;
 
     /** S-IK-1, S-SK-4: as {@link SingleAdmissions}' statement with a key; the owner answers, claimed by nobody. */
     private static final String WITH_IDEMPOTENCY_KEY = "WITH current_owner AS (\n"
