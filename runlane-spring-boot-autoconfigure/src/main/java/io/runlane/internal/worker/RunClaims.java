@@ -72,12 +72,17 @@ public final class RunClaims {
      * down, as rows (queue, priority) with a {@code NULL} priority closing each queue's list. Each level is one probe
      * of the claim index ({@code runs_waiting_due_idx}: queue, priority descending, due time) for the highest priority
      * below the previous one, whatever the due times: a claim with the default priority alone costs two probes.
+     *
+     * <p>The queues are limited to their number, written into the text ({@code {queues}}): PostgreSQL estimates the
+     * rows of {@code unnest} over a bound array at 10 whatever its length, so without the limit the generic plan of a
+     * claim of one queue looked ten times dearer than a custom one, and the claim was planned afresh on every
+     * execution, which took twice as long as running it.
      */
     private static final String LEVELS = """
             levels(queue, priority) AS (
                 SELECT q.queue, (SELECT max(l.priority) FROM {schema}.runs l
                                  WHERE l.queue = q.queue AND l.status IN %1$s AND l.throttle_key IS NULL)
-                FROM unnest(cast(:queues AS text[])) AS q(queue)
+                FROM (SELECT unnest(cast(:queues AS text[])) LIMIT {queues}) AS q(queue)
                 UNION ALL
                 SELECT v.queue, (SELECT max(l.priority) FROM {schema}.runs l
                                  WHERE l.queue = v.queue AND l.status IN %1$s AND l.throttle_key IS NULL
@@ -89,7 +94,7 @@ public final class RunClaims {
      * Due waiting runs of queues without a concurrency limit, highest priority first, then oldest due first
      * (S-EX-1, S-PR-2). Each priority level ({@link #LEVELS}) reads only its due entries of the claim index, at most a
      * claim's worth, skipping locked rows; so neither a deep backlog of runs due later nor a backlog of another
-     * priority is scanned. The limit is written into the text ({@link #withLimit}) rather than bound: with a bound
+     * priority is scanned. The limit is written into the text ({@link #withLimits}) rather than bound: with a bound
      * {@code LIMIT} PostgreSQL keeps planning the statement afresh on every execution, which cost more than running
      * it.
      */
@@ -114,7 +119,17 @@ public final class RunClaims {
 
     private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
-    private static final String LOCK_QUEUE = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
+    /**
+     * Takes the queue's advisory lock for the claim's transaction, and has the claim that follows run on its generic
+     * plan ({@code plan_cache_mode} for the transaction only, in the same round trip): the ranking's estimates
+     * depend on the bound concurrency limit and queue, so PostgreSQL often judged the generic plan dearer than a
+     * custom one and planned the claim on every poll, which cost more than running it. The generic plan reads the
+     * same index ranges ({@code MixedPriorityClaimPlanIntegrationTests} explains it so).
+     */
+    static final String LOCK_QUEUE = """
+            SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0)),
+                   set_config('plan_cache_mode', 'force_generic_plan', true)
+            """;
 
     /**
      * The body of a {@code candidates} CTE that locks, of the runs in a preceding CTE {@code ranked} (id, priority,
@@ -311,7 +326,7 @@ public final class RunClaims {
         }
         MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
         long sent = System.nanoTime();
-        return jdbc.sql(withLimit(claim, limit))
+        return jdbc.sql(withLimits(claim, limit, queues.size()))
                 .paramSource(params)
                 .query(claimedAt(sent))
                 .list();
@@ -330,7 +345,7 @@ public final class RunClaims {
                 .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
         return transactions.execute(status -> {
             jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
-            String statement = withLimit(claimWithinLimit, limit)
+            String statement = withLimits(claimWithinLimit, limit, 1)
                     .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
             long sent = System.nanoTime();
             return jdbc.sql(statement)
@@ -403,14 +418,14 @@ public final class RunClaims {
                 .single());
     }
 
-    /** The statement {@link #claimDue} sends for {@code limit} runs, for tests of its plan. */
+    /** The statement {@link #claimDue} sends for {@code limit} runs of one queue, for tests of its plan. */
     static String claimDueStatement(SqlTemplate sql, int limit) {
-        return withLimit(sql.format(CLAIM), limit);
+        return withLimits(sql.format(CLAIM), limit, 1);
     }
 
     /** The statement {@link #claimDueWithinLimit} sends for {@code limit} runs, for tests of its plan. */
     static String claimWithinLimitStatement(SqlTemplate sql, int limit, int concurrencyLimit) {
-        return withLimit(sql.format(CLAIM_WITHIN_LIMIT), limit)
+        return withLimits(sql.format(CLAIM_WITHIN_LIMIT), limit, 1)
                 .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
     }
 
@@ -419,9 +434,9 @@ public final class RunClaims {
         return Math.max(limit, concurrencyLimit) * 10;
     }
 
-    /** Writes a claim's limit into its text; see {@link #CANDIDATES}. */
-    private static String withLimit(String statement, int limit) {
-        return statement.replace("{limit}", Integer.toString(limit));
+    /** Writes a claim's limit and its number of queues into its text; see {@link #CANDIDATES} and {@link #LEVELS}. */
+    private static String withLimits(String statement, int limit, int queues) {
+        return statement.replace("{limit}", Integer.toString(limit)).replace("{queues}", Integer.toString(queues));
     }
 
     /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */

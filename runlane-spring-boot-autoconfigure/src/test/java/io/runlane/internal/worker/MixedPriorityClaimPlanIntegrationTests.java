@@ -7,6 +7,7 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.Pool;
+import io.runlane.testsupport.QueryPlans;
 import io.runlane.testsupport.RunlaneDatabaseTest;
 import io.runlane.testsupport.TestRunlane;
 import io.runlane.testsupport.TestTasks.ConfirmOrder;
@@ -109,6 +110,16 @@ class MixedPriorityClaimPlanIntegrationTests {
             + " reads index ranges of a bounded size and takes the highest priority")
     void claimAmongAMillionDueRunsOfMixedPrioritiesIsBounded() throws IOException {
         assertBounded(explainClaim(LIMIT), ROWS_BOUND);
+        assertBounded(
+                record(
+                        JSON.readTree(QueryPlans.explainGeneric(
+                                        dataSource,
+                                        RunClaims.claimDueStatement(new SqlTemplate(runlane.schema()), LIMIT),
+                                        parameters(),
+                                        "ANALYZE, BUFFERS, FORMAT JSON"))
+                                .get(0),
+                        "generic plan of the claim of " + LIMIT),
+                ROWS_BOUND);
 
         List<ClaimedRun> claimed = runlane.engine()
                 .claims()
@@ -123,13 +134,18 @@ class MixedPriorityClaimPlanIntegrationTests {
             + " ranges of a bounded size and takes the highest priority")
     void limitedClaimAmongAMillionDueRunsOfMixedPrioritiesIsBounded() throws IOException {
         int concurrencyLimit = 2 * LIMIT;
+        String statement =
+                RunClaims.claimWithinLimitStatement(new SqlTemplate(runlane.schema()), LIMIT, concurrencyLimit);
+        MapSqlParameterSource limited = parameters()
+                .addValue("queue", "default", Types.VARCHAR)
+                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER);
+        assertBounded(explain(statement, limited, "limited claim of " + LIMIT), LIMITED_ROWS_BOUND, "runs_running_idx");
         assertBounded(
-                explain(
-                        RunClaims.claimWithinLimitStatement(new SqlTemplate(runlane.schema()), LIMIT, concurrencyLimit),
-                        parameters()
-                                .addValue("queue", "default", Types.VARCHAR)
-                                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER),
-                        "limited claim of " + LIMIT),
+                record(
+                        JSON.readTree(QueryPlans.explainGeneric(
+                                        dataSource, statement, limited, "ANALYZE, BUFFERS, FORMAT JSON"))
+                                .get(0),
+                        "generic plan of the limited claim of " + LIMIT),
                 LIMITED_ROWS_BOUND,
                 "runs_running_idx");
 
@@ -198,13 +214,18 @@ class MixedPriorityClaimPlanIntegrationTests {
             return new NamedParameterJdbcTemplate(dataSource)
                     .queryForObject("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + statement, params, String.class);
         });
+        return record(JSON.readTree(plan).get(0), label);
+    }
+
+    /** Appends {@code plan} to {@code target/claim-plans.txt} under {@code label}; returns it. */
+    private static JsonNode record(JsonNode plan, String label) throws IOException {
         Files.writeString(
                 Path.of("target", "claim-plans.txt"),
                 "---- " + label + " among " + DUE + " due runs of mixed priorities and " + LATER + " due later\n" + plan
                         + "\n",
                 StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND);
-        return JSON.readTree(plan).get(0);
+        return plan;
     }
 
     private static void collect(JsonNode node, List<JsonNode> into) {
