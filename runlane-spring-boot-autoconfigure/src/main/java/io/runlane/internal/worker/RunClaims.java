@@ -120,13 +120,14 @@ public final class RunClaims {
     private static final String CLAIM = "WITH " + CANDIDATES + CLAIMED_CTES + CLAIMED_IN_ORDER;
 
     /**
-     * Takes the queue's advisory lock for the claim's transaction, and has the claim that follows run on its generic
-     * plan ({@code plan_cache_mode} for the transaction only, in the same round trip): the ranking's estimates
-     * depend on the bound concurrency limit and queue, so PostgreSQL often judged the generic plan dearer than a
-     * custom one and planned the claim on every poll, which cost more than running it. The generic plan reads the
-     * same index ranges ({@code MixedPriorityClaimPlanIntegrationTests} explains it so).
+     * Takes an advisory lock for the claim's transaction (a limited queue's, S-QC-2, or a throttled task's, S-TH-2)
+     * and has the claims that follow run on their generic plans ({@code plan_cache_mode} for the transaction only, in
+     * the same round trip). Their ranking's estimates depend on bound values (the concurrency limit, the queue, the
+     * throttle), so PostgreSQL often judged a generic plan dearer than a custom one and planned the claims on every
+     * poll, which cost more than running them: 1-4 ms each. The generic plans read the same bounded index ranges
+     * ({@code MixedPriorityClaimPlanIntegrationTests} and {@code ThrottledClaimPlanIntegrationTests} explain them).
      */
-    static final String LOCK_QUEUE = """
+    static final String LOCK_FOR_CLAIM = """
             SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0)),
                    set_config('plan_cache_mode', 'force_generic_plan', true)
             """;
@@ -344,7 +345,10 @@ public final class RunClaims {
                 .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
                 .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
         return transactions.execute(status -> {
-            jdbc.sql(LOCK_QUEUE).paramSource(params).query((rs, rowNum) -> 1).list();
+            jdbc.sql(LOCK_FOR_CLAIM)
+                    .paramSource(params)
+                    .query((rs, rowNum) -> 1)
+                    .list();
             String statement = withLimits(claimWithinLimit, limit, 1)
                     .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
             long sent = System.nanoTime();

@@ -44,8 +44,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class ThrottledClaims {
 
-    private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
-
     /** The window of the task's throttle ending at the statement's time, as the start times it holds. */
     private static final String IN_WINDOW = "started_at > statement_timestamp() - :periodMs * interval '1 millisecond'";
 
@@ -353,6 +351,9 @@ final class ThrottledClaims {
     }
 
     private void lock(String key) {
-        jdbc.sql(LOCK).param("lockKey", key).query((rs, rowNum) -> 1).list();
+        jdbc.sql(RunClaims.LOCK_FOR_CLAIM)
+                .param("lockKey", key)
+                .query((rs, rowNum) -> 1)
+                .list();
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.registry.ThrottlePolicy;
 import io.runlane.testsupport.FreshSchema;
 import io.runlane.testsupport.Pool;
 import io.runlane.testsupport.RunlaneDatabaseTest;
@@ -73,6 +74,12 @@ class ClaimPlanCacheIntegrationTests {
                 + " FROM generate_series(1, %d) g";
         runlane.jdbc().update(insert.formatted(schema, "'default'", 4_000));
         runlane.jdbc().update(insert.formatted(schema, "'other'", 2_000));
+        runlane.jdbc()
+                .update(
+                        "INSERT INTO " + schema + ".runs (id, environment, task_id, queue, status, payload,"
+                                + " max_attempts, run_at, created_at, updated_at, attempts, fencing_token, priority, throttle_key)"
+                                + " SELECT gen_random_uuid(), 'default', 'orders.throttled', 'default', 'QUEUED', '{}', 3,"
+                                + " now() - g * interval '1 millisecond', now(), now(), 0, 0, 0, 'key-' || g FROM generate_series(1, 400) g");
         runlane.jdbc().execute("VACUUM ANALYZE " + schema + ".runs");
     }
 
@@ -122,6 +129,22 @@ class ClaimPlanCacheIntegrationTests {
     void claimWithinALimitIsPlannedOnce() {
         assertPlannedOnce(
                 "WITH RECURSIVE running AS", () -> claims.claimDueWithinLimit("w-3", "other", 1_000, TASKS, 8, LEASE));
+    }
+
+    @Test
+    @DisplayName("S-TH-2, S-PR-2: a throttled task's claims keep one generic plan each")
+    void throttledClaimsArePlannedOnce() {
+        ThrottledClaims throttled = claims.throttled();
+        ThrottlePolicy throttle = new ThrottlePolicy(2, Duration.ofHours(1));
+        assertPlannedOnce(", levels(priority) AS", () -> {
+            List<ClaimedRun> runs = throttled
+                    .claim("w-5", "orders.throttled", throttle, List.of("default"), null, 8, LEASE)
+                    .runs();
+            assertThat(runs)
+                    .as("the throttled claim keeps its keys' starts within the throttle")
+                    .hasSize(8);
+            return runs;
+        });
     }
 
     @Test

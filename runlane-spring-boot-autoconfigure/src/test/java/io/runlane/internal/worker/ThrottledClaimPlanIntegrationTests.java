@@ -34,8 +34,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * 200,000 due runs, older than any other, and its 5 starts of the hour; 20 other keys have 5 due runs each. {@code
  * EXPLAIN ANALYZE} of both claim statements ({@link ThrottledClaims#claimStatement}, {@link
  * ThrottledClaims#claimByKeyStatement}) shows every scan of {@code runs} returning a bounded number of rows over all
- * its loops, and no sequential scan; the claims then take the other keys' runs, 5 per key, and none of {@code hot}.
- * The plans are printed for the record.
+ * its loops, and no sequential scan, in the plans made for the bound values and in the generic plans the claims run
+ * on ({@code plan_cache_mode}); the claims then take the other keys' runs, 5 per key, and none of {@code hot}. The
+ * plans are printed for the record.
  */
 @RunlaneDatabaseTest
 class ThrottledClaimPlanIntegrationTests {
@@ -86,8 +87,15 @@ class ThrottledClaimPlanIntegrationTests {
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         String plans = transaction.execute(status -> {
             status.setRollbackOnly();
+            String generic = "ANALYZE, BUFFERS, COSTS OFF";
             return QueryPlans.explain(dataSource, ThrottledClaims.claimStatement(sql, 32), parameters()) + "\n"
-                    + QueryPlans.explain(dataSource, ThrottledClaims.claimByKeyStatement(sql, 32), parameters());
+                    + QueryPlans.explain(dataSource, ThrottledClaims.claimByKeyStatement(sql, 32), parameters())
+                    + "\n"
+                    + QueryPlans.explainGeneric(
+                            dataSource, ThrottledClaims.claimStatement(sql, 32), parameters(), generic)
+                    + "\n"
+                    + QueryPlans.explainGeneric(
+                            dataSource, ThrottledClaims.claimByKeyStatement(sql, 32), parameters(), generic);
         });
 
         assertThat(plans).doesNotContain("Seq Scan on runs").contains("runs_throttled_key_due_idx");
