@@ -562,6 +562,32 @@ class DebounceIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-DB-1, S-OP-9: a rerun given a debounce key is debounced like a trigger with it; one without is not")
+    void rerunsTakeTheDebounceOfTheirOptions(@FreshSchema("debounce_rerun") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        String key = "k-" + UUID.randomUUID();
+        Run source = trigger(one, key, 1, TriggerOptions.none()).run();
+        one.finish(source.id(), RunStatus.SUCCEEDED);
+        TriggerOptions debounced = TriggerOptions.builder()
+                .debounceKey(key)
+                .debounce(Duration.ofHours(1))
+                .build();
+
+        Run pending = one.template().runs().rerun(source.id(), debounced);
+        Run folded = one.template().runs().rerun(source.id(), debounced);
+        Run plain = one.template().runs().rerun(source.id());
+
+        assertThat(pending.status()).isEqualTo(RunStatus.SCHEDULED);
+        assertThat(pending.debounceKey()).isEqualTo(key);
+        assertThat(folded.id()).isEqualTo(pending.id());
+        assertThat(folds(one, pending.id())).isEqualTo(1);
+        assertThat(runsOfKey(one, key)).isEqualTo(1);
+        assertThat(plain.id()).isNotIn(source.id(), pending.id());
+        assertThat(plain.debounceKey()).isNull();
+        assertThat(plain.status()).isEqualTo(RunStatus.QUEUED);
+    }
+
+    @Test
     @DisplayName("S-DB-1: a fold in a caller's transaction that rolls back changes nothing; one that commits folds")
     void aRolledBackFoldChangesNothing(@FreshSchema("debounce_rollback") String schema) {
         TestRunlane one = start(firstPool, schema, 1);

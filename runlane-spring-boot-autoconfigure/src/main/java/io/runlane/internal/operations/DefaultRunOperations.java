@@ -369,7 +369,8 @@ public final class DefaultRunOperations implements RunOperations {
      * fails the call like any undeclared queue (S-QC-1); the caller may then name a queue in the options. It keeps
      * its source's priority too, unless the options name one (S-PR-3). A rate-limit key in the options is the one the
      * new run counts under (S-RT-3), a throttle key the one its attempts start under (S-TH-1); without them the task's
-     * resolvers give them from the payload.
+     * resolvers give them from the payload. A debounce key in the options debounces the new run like a trigger with
+     * it (S-DB-1); without one it is not debounced.
      */
     private static TriggerOptions inheritingPartition(Run source, TriggerOptions options) {
         return TriggerOptions.builder()
@@ -385,6 +386,9 @@ public final class DefaultRunOperations implements RunOperations {
                 .priority(options.priority() != null ? options.priority() : source.priority())
                 .rateLimitKey(options.rateLimitKey())
                 .throttleKey(options.throttleKey())
+                .debounceKey(options.debounceKey())
+                .debounce(options.debounce())
+                .debounceMaxWait(options.debounceMaxWait())
                 .build();
     }
 
