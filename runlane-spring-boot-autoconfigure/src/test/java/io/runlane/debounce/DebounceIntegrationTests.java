@@ -39,6 +39,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -117,6 +119,21 @@ class DebounceIntegrationTests {
         }
     }
 
+    /** Debounced per call, rate-limited per payload key: its pending runs count against their key's limit. */
+    @Task(id = "debounce.limited", rateLimit = 100_000, rateLimitPeriod = "1h")
+    public static class Limited implements TaskHandler<Payload> {
+
+        @Override
+        public @Nullable String rateLimitKey(Payload payload) {
+            return payload.key();
+        }
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            EXECUTED.put(context.runId(), payload);
+        }
+    }
+
     @Pool(size = 40)
     private HikariDataSource firstPool;
 
@@ -141,7 +158,8 @@ class DebounceIntegrationTests {
                 new Latest(),
                 new First(),
                 new Capped(),
-                new Plain());
+                new Plain(),
+                new Limited());
         instances.add(runlane);
         return runlane;
     }
@@ -302,6 +320,46 @@ class DebounceIntegrationTests {
         for (String key : keys) {
             assertThat(runsOfKey(one, key)).isOne();
         }
+    }
+
+    @Test
+    @DisplayName("S-DB-6, S-RT-4: batches and triggers whose debounce and rate-limit keys cross never deadlock: a batch"
+            + " takes its debounce keys' locks, then its rate-limit keys', before it admits anything")
+    void crossedDebounceAndRateLimitKeysNeverDeadlock(@FreshSchema("debounce_crossed_limits") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        TestRunlane two = start(secondPool, schema, 1);
+        int rounds = 30;
+        CyclicBarrier together = new CyclicBarrier(2);
+
+        List<Outcome<Integer>> outcomes = Concurrently.run(2, caller -> () -> {
+            for (int round = 0; round < rounds; round++) {
+                String first = "first-" + round;
+                String second = "second-" + round;
+                together.await(10, TimeUnit.SECONDS);
+                if (caller == 0) {
+                    // D(first), R(r2), D(second), R(r1) when each item locks its own keys in turn
+                    one.template().triggerAll(List.of(limited(first, "r2"), limited(second, "r1")));
+                } else {
+                    // D(second), then R(r2): the crossing order
+                    two.template().triggerAll(List.of(limited(second, "r2")));
+                }
+            }
+            return rounds;
+        });
+
+        assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome.failure()).isNull());
+        assertThat(count(one, "SELECT count(*) FROM {schema}.runs WHERE task_id = 'debounce.limited'"))
+                .isEqualTo(2L * rounds);
+    }
+
+    private static TriggerRequest limited(String debounceKey, String rateLimitKey) {
+        return TriggerRequest.of(
+                "debounce.limited",
+                new Payload(rateLimitKey, 0),
+                TriggerOptions.builder()
+                        .debounce(Duration.ofHours(1))
+                        .debounceKey(debounceKey)
+                        .build());
     }
 
     @Test

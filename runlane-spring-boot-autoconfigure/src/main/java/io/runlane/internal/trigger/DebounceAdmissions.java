@@ -16,11 +16,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -65,6 +67,12 @@ final class DebounceAdmissions {
 
     /** The key's lock, for the keyed path and, inside {@link #UPSERT}, as a {@code FROM} item. */
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
+
+    /** For a batch: the locks of its debounce keys, in the order given (sorted: every batch takes them in one order). */
+    private static final String LOCK_ALL = """
+            SELECT pg_advisory_xact_lock(hashtextextended(k.lock_key, 0))::text AS locked
+            FROM unnest(cast(:lockKeys AS text[])) AS k(lock_key)
+            """;
 
     /** S-DB-1, S-DB-3, S-DB-4: creates the key's pending run or folds into it; {@code created} tells which. */
     private static final String UPSERT = """
@@ -126,11 +134,15 @@ final class DebounceAdmissions {
 
     private final String lock;
 
+    private final String lockAll;
+
     private final String foldWithOwner;
 
     private final String foldWithoutOwner;
 
     private final Function<NewRun, Admission> admitPlain;
+
+    private final Consumer<List<NewRun>> lockRateLimits;
 
     /**
      * @param admitPlain admits a run like any other, in the transaction that is active ({@link RunAdmissions}); the
@@ -141,14 +153,17 @@ final class DebounceAdmissions {
             ReadCommittedTransactions transactions,
             SqlTemplate sql,
             String environment,
-            Function<NewRun, Admission> admitPlain) {
+            Function<NewRun, Admission> admitPlain,
+            Consumer<List<NewRun>> lockRateLimits) {
         this.jdbc = jdbc;
+        this.lockRateLimits = lockRateLimits;
         this.transactions = transactions;
         this.environment = environment;
         this.schema = sql.schema();
         this.admitPlain = admitPlain;
         this.upsert = sql.format(UPSERT);
         this.lock = sql.format(LOCK);
+        this.lockAll = sql.format(LOCK_ALL);
         String foldSet = FOLD.formatted(FOLDED_DUE, "cast(:payload AS jsonb)");
         String foldEvent = FOLD_EVENT.formatted("folded");
         this.foldWithOwner = sql.format(FOLD_KEYED.formatted(KeyOwnership.currentOwner("o"), foldSet, foldEvent));
@@ -193,11 +208,17 @@ final class DebounceAdmissions {
     /**
      * Admits a batch with debounced items in one transaction (the caller's when active), answers in input order: the
      * debounced items one by one, in (task, debounce key) order and, within one key, in input order, so that items of
-     * one key fold in order (S-DB-6) and concurrent batches take the keys' locks in one order; then the other items
-     * together, by {@code admitOthers}.
+     * one key fold in order (S-DB-6); then the other items together, by {@code admitOthers}.
+     *
+     * <p>Before it admits anything the batch takes the locks of all its debounce keys, in that order, then those of
+     * all its rate-limit keys, sorted ({@code lockRateLimits}); the items' own lock statements then find them held. A
+     * trigger takes its debounce key's lock before its rate-limit key's too, so every admission takes them in one
+     * order: with each item locking its keys in turn, a batch holding a rate-limit key while it waited for its next
+     * debounce key deadlocked with a trigger holding that debounce key while it waited for the rate-limit key.
      */
     List<Admission> admitAll(List<NewRun> runs, Function<List<NewRun>, List<Admission>> admitOthers) {
         return transactions.execute(status -> {
+            lockAll(runs);
             List<@Nullable Admission> answers = new ArrayList<>();
             runs.forEach(run -> answers.add(null));
             IntStream.range(0, runs.size())
@@ -218,6 +239,22 @@ final class DebounceAdmissions {
             }
             return List.copyOf(answers);
         });
+    }
+
+    /** Takes the debounce keys' locks of the batch's debounced items in (task, key) order, then its rate-limit keys'. */
+    private void lockAll(List<NewRun> runs) {
+        List<String> lockKeys = runs.stream()
+                .filter(run -> run.debounce() != null)
+                .sorted(Comparator.comparing(NewRun::taskId)
+                        .thenComparing(run -> terms(run).key()))
+                .map(run -> lockKey(run, terms(run)))
+                .distinct()
+                .toList();
+        jdbc.sql(lockAll)
+                .param("lockKeys", new SqlArrayValue("text", lockKeys.toArray()))
+                .query((rs, rowNum) -> rs.getString("locked"))
+                .list();
+        lockRateLimits.accept(runs);
     }
 
     /**
@@ -293,10 +330,11 @@ final class DebounceAdmissions {
                 .addValue("periodMs", terms.period().toMillis(), Types.BIGINT)
                 .addValue("maxWaitMs", maxWait == null ? null : maxWait.toMillis(), Types.BIGINT)
                 .addValue("latest", terms.mode() == DebounceMode.LATEST, Types.BOOLEAN)
-                .addValue(
-                        "lockKey",
-                        "runlane-debounce:" + schema + ":" + environment + ":" + run.taskId() + ":" + terms.key(),
-                        Types.VARCHAR);
+                .addValue("lockKey", lockKey(run, terms), Types.VARCHAR);
+    }
+
+    private String lockKey(NewRun run, DebounceTerms terms) {
+        return "runlane-debounce:" + schema + ":" + environment + ":" + run.taskId() + ":" + terms.key();
     }
 
     private static DebounceTerms terms(NewRun run) {

@@ -171,13 +171,7 @@ final class RateLimits {
 
     /** Locks the rate-limited keys of a batch, in one order, and counts their windows; nothing for a batch without. */
     BatchWindows lockBatch(List<NewRun> batch) {
-        Map<String, Slot> slots = new LinkedHashMap<>();
-        for (NewRun run : batch) {
-            RateLimitedKey limit = run.rateLimit();
-            if (limit != null) {
-                slots.computeIfAbsent(lockKey(run.taskId(), limit), lockKey -> new Slot(run.taskId(), limit));
-            }
-        }
+        Map<String, Slot> slots = slots(batch);
         if (slots.isEmpty()) {
             return new BatchWindows(Map.of());
         }
@@ -189,6 +183,30 @@ final class RateLimits {
             windows.put(lockKey, window(slot.taskId(), slot.limit()));
         }
         return new BatchWindows(windows);
+    }
+
+    /**
+     * Takes the locks of the rate-limit keys of a batch's items, sorted, without counting their windows: a batch with
+     * debounced items takes them once it holds its debounce keys' locks, before any item locks its own keys
+     * (S-DB-6, S-RT-4). The isolation is checked where an item locks its key again to count it: a batch whose items
+     * all fold counts nothing, and needs no {@code READ COMMITTED}, as a fold alone does not.
+     */
+    void lockAll(List<NewRun> batch) {
+        Map<String, Slot> slots = slots(batch);
+        if (!slots.isEmpty()) {
+            acquire(slots.keySet().stream().sorted().toList());
+        }
+    }
+
+    private Map<String, Slot> slots(List<NewRun> batch) {
+        Map<String, Slot> slots = new LinkedHashMap<>();
+        for (NewRun run : batch) {
+            RateLimitedKey limit = run.rateLimit();
+            if (limit != null) {
+                slots.computeIfAbsent(lockKey(run.taskId(), limit), lockKey -> new Slot(run.taskId(), limit));
+            }
+        }
+        return slots;
     }
 
     /**
@@ -236,6 +254,17 @@ final class RateLimits {
     record Window(long counted, Instant retryAfter) {}
 
     private void lock(List<String> lockKeys) {
+        String isolation = acquire(lockKeys);
+        if (!"read committed".equals(isolation)) {
+            throw new ConfigurationInvalidException(
+                    "isolation",
+                    "a trigger of a rate-limited task needs a READ COMMITTED transaction, but the caller's is "
+                            + isolation + " (S-RT-4, " + Guarantees.link("S-RT-4") + ")");
+        }
+    }
+
+    /** Takes the locks, in the order given; returns the transaction's isolation. */
+    private String acquire(List<String> lockKeys) {
         List<String> isolations = lockKeys.size() == 1
                 ? jdbc.sql(lock)
                         .param("lockKey", lockKeys.get(0), Types.VARCHAR)
@@ -245,13 +274,7 @@ final class RateLimits {
                         .param("lockKeys", new SqlArrayValue("text", lockKeys.toArray()))
                         .query((rs, rowNum) -> rs.getString("isolation"))
                         .list();
-        String isolation = isolations.get(0);
-        if (!"read committed".equals(isolation)) {
-            throw new ConfigurationInvalidException(
-                    "isolation",
-                    "a trigger of a rate-limited task needs a READ COMMITTED transaction, but the caller's is "
-                            + isolation + " (S-RT-4, " + Guarantees.link("S-RT-4") + ")");
-        }
+        return isolations.get(0);
     }
 
     private Window window(String taskId, RateLimitedKey limit) {

@@ -111,8 +111,9 @@ public final class RunAdmissions {
         this.batches = new BatchAdmissions(jdbc, sql, environment);
         this.singles = new SingleAdmissions(jdbc, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
-        this.debounces = new DebounceAdmissions(jdbc, this.transactions, sql, environment, this::admitPending);
         this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
+        this.debounces = new DebounceAdmissions(
+                jdbc, this.transactions, sql, environment, this::admitPending, rateLimits::lockAll);
         this.starts = new StartedAdmissions(jdbc, sql);
         this.localStarts = localStarts;
         this.dataSource = dataSource;
