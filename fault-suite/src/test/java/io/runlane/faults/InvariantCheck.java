@@ -227,9 +227,15 @@ final class InvariantCheck {
         return new History(expired, endedBy, succeeded);
     }
 
+    /**
+     * Effects are compared in the order of their attempts, which claims number in sequence, not of their recorded
+     * starts: an effect's start is written by its handler to the scenario's database, so an outage of that database
+     * can record the start of an attempt that lost its lease meanwhile (a zombie) after the next attempt's; compared
+     * in start order, that zombie looked like an attempt started under the next one's lease.
+     */
     private void checkOverlaps(FaultReport report, RunRow run, List<EffectRow> effects, History history) {
         List<EffectRow> sorted = effects.stream()
-                .sorted(Comparator.comparing(EffectRow::startedAt))
+                .sorted(Comparator.comparingInt(EffectRow::attempt).thenComparing(EffectRow::startedAt))
                 .toList();
         for (int i = 0; i < sorted.size(); i++) {
             EffectRow earlier = sorted.get(i);

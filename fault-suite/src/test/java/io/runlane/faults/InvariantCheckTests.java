@@ -116,6 +116,22 @@ class InvariantCheckTests {
     }
 
     @Test
+    void zombieWhoseStartWasRecordedAfterTheNextAttemptsIsNoOverlap() {
+        runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(12)));
+        events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));
+        events.add(event(run, 3, "LEASE_EXPIRED", 5, "maintenance", "attempt 1 lost its lease"));
+        events.add(event(run, 4, "CLAIMED", 6, "w2", "attempt 2"));
+        events.add(event(run, 5, "SUCCEEDED", 9, "w2", "null"));
+        // attempt 1's handler started at 0, but the database its start is written to was down until 7
+        effects.add(effect(run, 1, "node-1.g1", 7, 12));
+        effects.add(effect(run, 2, "node-2.g1", 6, 9));
+
+        FaultReport report = check(Map.of("k1", List.of(ack(run))), Set.of());
+
+        assertThat(report.overlappingExecutions).isZero();
+    }
+
+    @Test
     void completionAcceptedFromAnAttemptThatLostItsClaimBreaksTheHistory() {
         runs.add(new RunRow(run, SCENARIO + ".k1", "SUCCEEDED", 2, T0, at(10)));
         events.add(event(run, 2, "CLAIMED", 0, "w1", "attempt 1"));
