@@ -1,9 +1,11 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ArrayParameters;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.lifecycle.RunRowMapper;
 import io.runlane.internal.lifecycle.TraceContextColumn;
 import java.sql.Types;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -265,6 +268,27 @@ public final class RunClaims {
             SELECT EXISTS (SELECT FROM {schema}.runs WHERE id = :runId AND environment = :environment)
             """;
 
+    /**
+     * The parameters of the claims ({@link #CLAIM}, {@link #CLAIM_WITHIN_LIMIT}), with the types they had as named
+     * parameters: the tasks' ids are a list, one position each, and the queues a {@code text[]}.
+     */
+    private static final StatementParameters CLAIM_PARAMETERS = StatementParameters.builder()
+            .add("worker", Types.VARCHAR)
+            .add("environment", Types.VARCHAR)
+            .add("taskIds", SqlTypeValue.TYPE_UNKNOWN)
+            .add("leaseMs", Types.BIGINT)
+            .add("queues", SqlTypeValue.TYPE_UNKNOWN)
+            .add("queue", Types.VARCHAR)
+            .add("concurrencyLimit", Types.INTEGER)
+            .build();
+
+    /** A claim of one group of a worker's queues, made once: claims up to {@code limit} due runs. */
+    @FunctionalInterface
+    interface GroupClaim {
+
+        List<ClaimedRun> claim(int limit);
+    }
+
     /** What a heartbeat learned about one held run. */
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
@@ -322,41 +346,61 @@ public final class RunClaims {
     /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
     public List<ClaimedRun> claimDue(
             String worker, Collection<String> queues, Collection<String> taskIds, int limit, Duration lease) {
-        if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
-            return List.of();
+        return dueClaim(worker, queues, taskIds, lease).claim(limit);
+    }
+
+    /**
+     * The claim of due runs of queues without a concurrency limit for {@code worker}, made once for all its polls
+     * ({@link ClaimStatement}); it claims nothing for a limit below 1, no queue or no task.
+     */
+    GroupClaim dueClaim(String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        if (queues.isEmpty() || taskIds.isEmpty()) {
+            return limit -> List.of();
         }
-        MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
-        long sent = System.nanoTime();
-        return jdbc.sql(withLimits(claim, limit, queues.size()))
-                .paramSource(params)
-                .query(claimedAt(sent))
-                .list();
+        int queueCount = queues.size();
+        ClaimStatement statement = new ClaimStatement(
+                jdbc,
+                limit -> withLimits(claim, limit, queueCount),
+                claimValues(worker, taskIds, lease).set("queues", ArrayParameters.texts(queues)));
+        return limit -> limit < 1 ? List.of() : statement.claim(limit);
     }
 
     /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
     public List<ClaimedRun> claimDueWithinLimit(
             String worker, String queue, int concurrencyLimit, Collection<String> taskIds, int limit, Duration lease) {
-        if (limit < 1 || taskIds.isEmpty()) {
-            return List.of();
+        return limitedClaim(worker, queue, concurrencyLimit, taskIds, lease).claim(limit);
+    }
+
+    /**
+     * The claim of due runs of {@code queue}, within its concurrency limit, for {@code worker}, made once for all its
+     * polls: in a transaction, under the queue's advisory lock ({@link ClaimLock}), the statement for the limit ({@link
+     * ClaimStatement}); it claims nothing for a limit below 1 or no task.
+     */
+    GroupClaim limitedClaim(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, Duration lease) {
+        if (taskIds.isEmpty()) {
+            return limit -> List.of();
         }
-        MapSqlParameterSource params = common(worker, taskIds, lease)
-                .addValue("queue", queue, Types.VARCHAR)
-                .addValue("queues", new SqlArrayValue("text", queue))
-                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
-                .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
-        return transactions.execute(status -> {
-            jdbc.sql(LOCK_FOR_CLAIM)
-                    .paramSource(params)
-                    .query((rs, rowNum) -> 1)
-                    .list();
-            String statement = withLimits(claimWithinLimit, limit, 1)
-                    .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
-            long sent = System.nanoTime();
-            return jdbc.sql(statement)
-                    .paramSource(params)
-                    .query(claimedAt(sent))
-                    .list();
-        });
+        ClaimLock lock = new ClaimLock(jdbc, queueLockKey(queue));
+        ClaimStatement statement = new ClaimStatement(
+                jdbc,
+                limit -> withLimits(claimWithinLimit, limit, 1)
+                        .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit))),
+                claimValues(worker, taskIds, lease)
+                        .set("queue", queue)
+                        .set("queues", ArrayParameters.texts(List.of(queue)))
+                        .set("concurrencyLimit", concurrencyLimit));
+        return limit -> limit < 1
+                ? List.of()
+                : transactions.execute(status -> {
+                    lock.take();
+                    return statement.claim(limit);
+                });
+    }
+
+    /** The advisory lock key of a limited queue's claims, which throttled claims of its runs take too (S-QC-2). */
+    String queueLockKey(String queue) {
+        return "runlane:" + schema + ":" + environment + ":" + queue;
     }
 
     /**
@@ -443,17 +487,13 @@ public final class RunClaims {
         return statement.replace("{limit}", Integer.toString(limit)).replace("{queues}", Integer.toString(queues));
     }
 
-    /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */
-    private MapSqlParameterSource claimParameters(
-            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
-        return common(worker, taskIds, lease).addValue("queues", new SqlArrayValue("text", queues.toArray()));
-    }
-
-    private MapSqlParameterSource common(String worker, Collection<String> taskIds, Duration lease) {
-        return new MapSqlParameterSource()
-                .addValue("worker", worker, Types.VARCHAR)
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("taskIds", taskIds)
-                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+    /** The values of {@link #CLAIM_PARAMETERS} common to every claim of {@code worker}. */
+    private StatementParameters.Values claimValues(String worker, Collection<String> taskIds, Duration lease) {
+        return CLAIM_PARAMETERS
+                .values()
+                .set("worker", worker)
+                .set("environment", environment)
+                .set("taskIds", List.copyOf(taskIds))
+                .set("leaseMs", lease.toMillis());
     }
 }
