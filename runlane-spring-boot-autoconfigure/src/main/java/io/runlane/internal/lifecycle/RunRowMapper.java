@@ -39,11 +39,12 @@ public final class RunRowMapper implements RowMapper<Run> {
         IdempotencyKeyTtl ttl = rs.wasNull()
                 ? null
                 : ttlMillis == 0 ? IdempotencyKeyTtl.active() : IdempotencyKeyTtl.of(Duration.ofMillis(ttlMillis));
+        RunStatus status = RunStatus.valueOf(rs.getString("status"));
         return new Run(
                 rs.getObject("id", UUID.class),
                 rs.getString("task_id"),
                 rs.getString("queue"),
-                RunStatus.valueOf(rs.getString("status")),
+                status,
                 rs.getString("idempotency_key"),
                 rs.getString("singleton_key"),
                 rs.getInt("attempts"),
@@ -59,16 +60,15 @@ public final class RunRowMapper implements RowMapper<Run> {
                 ttl,
                 rs.getString("source_type"),
                 rs.getString("result"),
-                spentAttempts(rs),
+                spentAttempts(rs, status),
                 rs.getInt("priority"),
                 rs.getString("debounce_key"),
                 rs.getString("schedule_id"));
     }
 
-    private static int spentAttempts(ResultSet rs) throws SQLException {
+    private static int spentAttempts(ResultSet rs, RunStatus status) throws SQLException {
         int attempts = rs.getInt("attempts");
-        String status = rs.getString("status");
-        boolean parked = attempts > 0 && ("WAITING".equals(status) || "RELEASED".equals(status));
+        boolean parked = attempts > 0 && (status == RunStatus.WAITING || status == RunStatus.RELEASED);
         return attempts - rs.getInt("releases") + (parked ? 1 : 0);
     }
 
