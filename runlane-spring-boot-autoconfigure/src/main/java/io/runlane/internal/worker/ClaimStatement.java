@@ -23,36 +23,39 @@ final class ClaimStatement {
 
     private final JdbcClient jdbc;
 
-    private final IntFunction<String> textForLimit;
+    private final IntFunction<PositionalStatement> statementForLimit;
 
     private final StatementParameters.Values values;
 
     private final Map<Integer, Prepared> byLimit = new ConcurrentHashMap<>();
 
     /**
-     * @param textForLimit the statement with named parameters for a limit
+     * @param statementForLimit the statement for a limit, made positional for values of the shape of {@code values}
      * @param values its values, the same for every limit
      */
-    ClaimStatement(JdbcClient jdbc, IntFunction<String> textForLimit, StatementParameters.Values values) {
+    ClaimStatement(
+            JdbcClient jdbc, IntFunction<PositionalStatement> statementForLimit, StatementParameters.Values values) {
         this.jdbc = jdbc;
-        this.textForLimit = textForLimit;
+        this.statementForLimit = statementForLimit;
         this.values = values;
     }
 
     /** Claims up to {@code limit} runs; each carries when the statement was sent ({@link RunClaims#claimedAt}). */
     List<ClaimedRun> claim(int limit) {
         Prepared prepared = prepared(limit);
+        return send(jdbc, prepared.sql(), prepared.arguments());
+    }
+
+    /** Sends a claim statement with its values by position; each run carries when it was sent. */
+    static List<ClaimedRun> send(JdbcClient jdbc, String sql, Object[] arguments) {
         long sent = System.nanoTime();
-        return jdbc.sql(prepared.sql())
-                .params(prepared.arguments())
-                .query(RunClaims.claimedAt(sent))
-                .list();
+        return jdbc.sql(sql).params(arguments).query(RunClaims.claimedAt(sent)).list();
     }
 
     private Prepared prepared(int limit) {
         Prepared prepared = byLimit.get(limit);
         if (prepared == null) {
-            PositionalStatement statement = PositionalStatement.forValues(textForLimit.apply(limit), values);
+            PositionalStatement statement = statementForLimit.apply(limit);
             prepared = new Prepared(statement.sql(), statement.arguments(values));
             byLimit.put(limit, prepared);
         }

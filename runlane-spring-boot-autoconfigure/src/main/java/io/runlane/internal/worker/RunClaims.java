@@ -3,6 +3,7 @@ package io.runlane.internal.worker;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.ArrayParameters;
 import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.StatementParameters;
@@ -14,6 +15,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.SqlTypeValue;
@@ -282,6 +284,26 @@ public final class RunClaims {
             .add("concurrencyLimit", Types.INTEGER)
             .build();
 
+    /** The most claim shapes kept made positional ({@link #statement}). */
+    private static final int MAX_SHAPES = 256;
+
+    /**
+     * What a claim's positional text depends on: the limit, the queues and tasks it names (a claim within a queue's
+     * concurrency limit names one queue, and reads per priority level as many runs as the limit makes it).
+     *
+     * @param concurrencyLimit the queue's concurrency limit, or 0 for a claim of queues without one
+     */
+    private record ClaimShape(int limit, int queues, int tasks, int concurrencyLimit) {
+
+        static ClaimShape due(int limit, int queues, int tasks) {
+            return new ClaimShape(limit, queues, tasks, 0);
+        }
+
+        static ClaimShape withinLimit(int limit, int concurrencyLimit, int tasks) {
+            return new ClaimShape(limit, 1, tasks, concurrencyLimit);
+        }
+    }
+
     /** A claim of one group of a worker's queues, made once: claims up to {@code limit} due runs. */
     @FunctionalInterface
     interface GroupClaim {
@@ -324,6 +346,8 @@ public final class RunClaims {
 
     private final ThrottledClaims throttled;
 
+    private final Map<ClaimShape, PositionalStatement> statements = new ConcurrentHashMap<>();
+
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
@@ -346,7 +370,12 @@ public final class RunClaims {
     /** Claims up to {@code limit} due runs of queues without a concurrency limit. */
     public List<ClaimedRun> claimDue(
             String worker, Collection<String> queues, Collection<String> taskIds, int limit, Duration lease) {
-        return dueClaim(worker, queues, taskIds, lease).claim(limit);
+        if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
+            return List.of();
+        }
+        StatementParameters.Values values = dueClaimValues(worker, queues, taskIds, lease);
+        PositionalStatement statement = statement(ClaimShape.due(limit, queues.size(), taskIds.size()), values);
+        return ClaimStatement.send(jdbc, statement.sql(), statement.arguments(values));
     }
 
     /**
@@ -357,18 +386,26 @@ public final class RunClaims {
         if (queues.isEmpty() || taskIds.isEmpty()) {
             return limit -> List.of();
         }
-        int queueCount = queues.size();
+        StatementParameters.Values values = dueClaimValues(worker, queues, taskIds, lease);
         ClaimStatement statement = new ClaimStatement(
-                jdbc,
-                limit -> withLimits(claim, limit, queueCount),
-                claimValues(worker, taskIds, lease).set("queues", ArrayParameters.texts(queues)));
+                jdbc, limit -> statement(ClaimShape.due(limit, queues.size(), taskIds.size()), values), values);
         return limit -> limit < 1 ? List.of() : statement.claim(limit);
     }
 
     /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
     public List<ClaimedRun> claimDueWithinLimit(
             String worker, String queue, int concurrencyLimit, Collection<String> taskIds, int limit, Duration lease) {
-        return limitedClaim(worker, queue, concurrencyLimit, taskIds, lease).claim(limit);
+        if (limit < 1 || taskIds.isEmpty()) {
+            return List.of();
+        }
+        StatementParameters.Values values = limitedClaimValues(worker, queue, concurrencyLimit, taskIds, lease);
+        PositionalStatement statement =
+                statement(ClaimShape.withinLimit(limit, concurrencyLimit, taskIds.size()), values);
+        ClaimLock lock = new ClaimLock(jdbc, queueLockKey(queue));
+        return transactions.execute(status -> {
+            lock.take();
+            return ClaimStatement.send(jdbc, statement.sql(), statement.arguments(values));
+        });
     }
 
     /**
@@ -381,15 +418,12 @@ public final class RunClaims {
         if (taskIds.isEmpty()) {
             return limit -> List.of();
         }
+        StatementParameters.Values values = limitedClaimValues(worker, queue, concurrencyLimit, taskIds, lease);
         ClaimLock lock = new ClaimLock(jdbc, queueLockKey(queue));
         ClaimStatement statement = new ClaimStatement(
                 jdbc,
-                limit -> withLimits(claimWithinLimit, limit, 1)
-                        .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit))),
-                claimValues(worker, taskIds, lease)
-                        .set("queue", queue)
-                        .set("queues", ArrayParameters.texts(List.of(queue)))
-                        .set("concurrencyLimit", concurrencyLimit));
+                limit -> statement(ClaimShape.withinLimit(limit, concurrencyLimit, taskIds.size()), values),
+                values);
         return limit -> limit < 1
                 ? List.of()
                 : transactions.execute(status -> {
@@ -485,6 +519,39 @@ public final class RunClaims {
     /** Writes a claim's limit and its number of queues into its text; see {@link #CANDIDATES} and {@link #LEVELS}. */
     private static String withLimits(String statement, int limit, int queues) {
         return statement.replace("{limit}", Integer.toString(limit)).replace("{queues}", Integer.toString(queues));
+    }
+
+    /**
+     * A claim's text made positional: the text depends on the statement, its limit and the number of queues and tasks
+     * it names, not on their values, so the workers' claims and the calls of {@link #claimDue} share it. At most
+     * {@value #MAX_SHAPES} shapes are kept; more are made afresh on each call.
+     */
+    private PositionalStatement statement(ClaimShape shape, StatementParameters.Values values) {
+        PositionalStatement statement = statements.get(shape);
+        if (statement == null) {
+            String text = shape.concurrencyLimit() == 0
+                    ? withLimits(claim, shape.limit(), shape.queues())
+                    : withLimits(claimWithinLimit, shape.limit(), 1)
+                            .replace("{scan}", Integer.toString(scan(shape.limit(), shape.concurrencyLimit())));
+            statement = PositionalStatement.forValues(text, values);
+            if (statements.size() < MAX_SHAPES) {
+                statements.put(shape, statement);
+            }
+        }
+        return statement;
+    }
+
+    private StatementParameters.Values dueClaimValues(
+            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        return claimValues(worker, taskIds, lease).set("queues", ArrayParameters.texts(queues));
+    }
+
+    private StatementParameters.Values limitedClaimValues(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, Duration lease) {
+        return claimValues(worker, taskIds, lease)
+                .set("queue", queue)
+                .set("queues", ArrayParameters.texts(List.of(queue)))
+                .set("concurrencyLimit", concurrencyLimit);
     }
 
     /** The values of {@link #CLAIM_PARAMETERS} common to every claim of {@code worker}. */

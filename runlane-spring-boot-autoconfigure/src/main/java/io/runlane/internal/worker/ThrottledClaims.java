@@ -337,8 +337,10 @@ final class ThrottledClaims {
                         "runlane:" + schema + ":" + environment + ":"
                                 + queues.iterator().next());
         ClaimLock throttleLock = new ClaimLock(jdbc, "runlane-throttle:" + schema + ":" + environment + ":" + taskId);
-        ClaimStatement oldest = new ClaimStatement(jdbc, limit -> withLimit(claim, limit), values);
-        ClaimStatement byKey = new ClaimStatement(jdbc, limit -> withLimit(claimByKey, limit), values);
+        ClaimStatement oldest = new ClaimStatement(
+                jdbc, limit -> PositionalStatement.forValues(withLimit(claim, limit), values), values);
+        ClaimStatement byKey = new ClaimStatement(
+                jdbc, limit -> PositionalStatement.forValues(withLimit(claimByKey, limit), values), values);
         PositionalStatement saturation = PositionalStatement.forValues(saturated, values);
         Object[] saturationArguments = saturation.arguments(values);
         return limit -> limit < 1
