@@ -46,7 +46,9 @@ final class StartedAdmissions {
     /**
      * The new run's row, claimed when {@code lane.free}; {@code %s} takes one more {@code FROM} item, the group's lock
      * bound or nothing. The probe of {@code lane} reads the claim index ({@code runs_waiting_due_idx}: queue, priority
-     * descending, due time) for one due waiting run of at least this priority, as the claim's own levels do.
+     * descending, due time) for one due waiting run of at least this priority, as the claim's own levels do. Its due,
+     * creation and update times are all the statement's time, which the answer reads once ({@link
+     * RunRowMapper#INSERTED_DUE_NOW}).
      */
     private static final String RUN_VALUES = """
             SELECT :id, :environment, :taskId, :queue,
@@ -225,8 +227,8 @@ final class StartedAdmissions {
         long sent = System.nanoTime();
         return DataAccessUtils.optionalResult(statements.query(
                 statement.sql(), statement.setter(values), (rs, rowNum) -> {
-                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
                     boolean created = rs.getBoolean("created");
+                    Run stored = (created ? RunRowMapper.INSERTED_DUE_NOW : RunRowMapper.INSTANCE).mapRow(rs, rowNum);
                     ClaimedRun claimed = created && stored.status() == RunStatus.RUNNING
                             ? new ClaimedRun(
                                     stored,
