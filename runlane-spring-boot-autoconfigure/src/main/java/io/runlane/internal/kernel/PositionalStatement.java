@@ -63,6 +63,10 @@ public final class PositionalStatement {
         int[] listLengths = new int[parameters.size()];
         for (int i = 0; i < parameters.size(); i++) {
             List<?> list = values.get(i) instanceof List<?> value ? value : null;
+            if (list != null && list.stream().anyMatch(element -> element instanceof Object[])) {
+                throw new IllegalArgumentException(
+                        "Parameter '" + parameters.name(i) + "' is a list of tuples, which takes no single positions");
+            }
             shape.addValue(parameters.name(i), list);
             listLengths[i] = list == null ? -1 : list.size();
         }

@@ -93,7 +93,7 @@ public final class StatementParameters {
     }
 
     /**
-     * The values of one call, by name. A list value stands for as many positions as it has elements (an {@code IN
+     * The values of one call, by name. A list of single values stands for as many positions as it has elements (an {@code IN
      * (:ids)} list); the statement's text is made for its length ({@link PositionalStatement#forValues}).
      */
     public static final class Values {

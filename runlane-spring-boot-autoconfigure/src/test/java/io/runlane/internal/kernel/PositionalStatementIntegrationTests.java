@@ -123,5 +123,10 @@ class PositionalStatementIntegrationTests {
         assertThatThrownBy(() -> PARAMETERS.values().set("label", new SqlArrayValue("text", "a")))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PARAMETERS.values().set("missing", 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PositionalStatement.forValues(
+                        STATEMENT, PARAMETERS.values().set("names", List.of(new Object[] {"a", 1}, new Object[] {"b", 2
+                        }))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tuples");
     }
 }
