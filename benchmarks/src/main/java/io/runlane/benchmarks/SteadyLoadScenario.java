@@ -60,15 +60,18 @@ final class SteadyLoadScenario implements Scenario {
     /** The lease owner of the rows {@link #driverBytesPerTrigger} inserts: a worker id's length, no worker's. */
     private static final String FLOOR_LEASE_OWNER = "worker-0-" + new UUID(0, 0);
 
-    /** A started run's row, as the trigger's statement stores it (S-EX-36), answered with {@code RETURNING *}. */
+    /**
+     * A started run's row, as the trigger's statement stores it (S-EX-36) and with the values it binds, answered with
+     * {@code RETURNING *}.
+     */
     private static final String STARTED_ROW = """
             INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, idempotency_key,
                                  idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts, run_at,
                                  created_at, updated_at, source_type, source_run_id, created_scheduled, trace_context,
                                  priority, attempts, fencing_token, lease_owner, lease_expires_at, last_event_seq)
-            VALUES (?, 'default', ?, 'default', 'RUNNING', cast(? AS jsonb), ?, ?, ?, ?, 3, statement_timestamp(),
-                    statement_timestamp(), statement_timestamp(), ?, cast(? AS uuid), false, cast(? AS jsonb), 0, 1, 1,
-                    ?, statement_timestamp() + interval '1 minute', 2)
+            VALUES (?, ?, ?, ?, 'RUNNING', cast(? AS jsonb), ?, ?, ?, ?, ?, statement_timestamp(),
+                    statement_timestamp(), statement_timestamp(), ?, cast(? AS uuid), false, cast(? AS jsonb), ?, 1, 1,
+                    ?, statement_timestamp() + ? * interval '1 millisecond', 2)
             RETURNING *
             """.formatted(BenchmarkContext.SCHEMA);
 
@@ -269,16 +272,21 @@ final class SteadyLoadScenario implements Scenario {
             try (Connection connection = dataSource.getConnection();
                     PreparedStatement insert = connection.prepareStatement(STARTED_ROW)) {
                 insert.setObject(1, UUID.randomUUID(), Types.OTHER);
-                insert.setString(2, BenchmarkTasks.TIMED);
-                insert.setString(3, "{\"round\":-1,\"index\":" + i + "}");
-                insert.setNull(4, Types.VARCHAR);
-                insert.setNull(5, Types.BIGINT);
+                insert.setString(2, "default");
+                insert.setString(3, BenchmarkTasks.TIMED);
+                insert.setString(4, "default");
+                insert.setString(5, "{\"round\":-1,\"index\":" + i + "}");
                 insert.setNull(6, Types.VARCHAR);
-                insert.setNull(7, Types.VARCHAR);
+                insert.setNull(7, Types.BIGINT);
                 insert.setNull(8, Types.VARCHAR);
                 insert.setNull(9, Types.VARCHAR);
-                insert.setNull(10, Types.VARCHAR);
-                insert.setString(11, FLOOR_LEASE_OWNER);
+                insert.setInt(10, 3);
+                insert.setNull(11, Types.VARCHAR);
+                insert.setNull(12, Types.VARCHAR);
+                insert.setNull(13, Types.VARCHAR);
+                insert.setShort(14, (short) 0);
+                insert.setString(15, FLOOR_LEASE_OWNER);
+                insert.setLong(16, 60_000L);
                 try (ResultSet row = insert.executeQuery()) {
                     row.next();
                     RunRowMapper.INSERTED_DUE_NOW.mapRow(row, 0);
