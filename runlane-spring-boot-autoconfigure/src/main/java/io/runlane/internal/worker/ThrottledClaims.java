@@ -330,6 +330,7 @@ final class ThrottledClaims {
                 .set("concurrencyLimit", concurrencyLimit == null ? Integer.MAX_VALUE : concurrencyLimit)
                 .set("throttle", throttle.limit())
                 .set("periodMs", throttle.period().toMillis());
+        @Nullable
         ClaimLock queueLock = concurrencyLimit == null
                 ? null
                 : new ClaimLock(
