@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bytes this JVM's threads allocate on the Java heap during a window, from HotSpot's per-thread allocation
@@ -18,6 +19,13 @@ import java.util.Set;
 final class AllocationMeter {
 
     private static final long SAMPLE_MILLIS = 20;
+
+    /**
+     * Looked up once: {@link ManagementFactory#getThreadMXBean()} allocates about 750 bytes on every call, which {@link
+     * #allocatedByThisThread()} would count as part of the work it measures.
+     */
+    private static final com.sun.management.@Nullable ThreadMXBean THREADS =
+            ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads ? threads : null;
 
     /**
      * What a window allocated.
@@ -49,8 +57,8 @@ final class AllocationMeter {
 
     /** Starts a window now. */
     static AllocationMeter start() {
-        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
-                || !threads.isThreadAllocatedMemorySupported()) {
+        com.sun.management.ThreadMXBean threads = THREADS;
+        if (threads == null || !threads.isThreadAllocatedMemorySupported()) {
             throw new IllegalStateException("This JVM does not count the bytes each thread allocates");
         }
         threads.setThreadAllocatedMemoryEnabled(true);
@@ -59,7 +67,11 @@ final class AllocationMeter {
 
     /** The bytes allocated so far by the calling thread, to account for a part of its work. */
     static long allocatedByThisThread() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+        com.sun.management.ThreadMXBean threads = THREADS;
+        if (threads == null) {
+            throw new IllegalStateException("This JVM does not count the bytes each thread allocates");
+        }
+        return threads.getCurrentThreadAllocatedBytes();
     }
 
     /** Ends the window; {@code excluded} are the ids of threads whose bytes are reported apart. */

@@ -4,6 +4,12 @@ import io.runlane.RunlaneTemplate;
 import io.runlane.TriggerOptions;
 import io.runlane.internal.engine.RunlaneEngine;
 import io.runlane.internal.kernel.ExecutionSettings;
+import io.runlane.internal.lifecycle.RunRowMapper;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Trigger-to-start latency under a steady load: producers trigger 1,000 runs/s of a no-op task on a fixed schedule
@@ -34,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Each round also counts the bytes the JVM allocated per run ({@link AllocationMeter}): every thread's, from the
  * first trigger until the last run has started, with the producers' counted only within their trigger calls (what
  * they allocate around them, pacing and payload records, is the benchmark's own and is reported apart). The embedded
- * PostgreSQL is another process and is not counted.
+ * PostgreSQL is another process and is not counted. After each round, a plain JDBC insert of a started run's row shows
+ * what the driver alone allocates for a trigger's statement ({@link #driverBytesPerTrigger}), the floor of that figure.
  */
 final class SteadyLoadScenario implements Scenario {
 
@@ -44,6 +53,27 @@ final class SteadyLoadScenario implements Scenario {
 
     /** Finished runs in the table before the first round. */
     private static final int HISTORY = 100_000;
+
+    /** Plain JDBC inserts per round for the driver's share of a trigger ({@link #driverBytesPerTrigger}). */
+    private static final int DRIVER_INSERTS = 2_000;
+
+    /** The lease owner of the rows {@link #driverBytesPerTrigger} inserts: a worker id's length, no worker's. */
+    private static final String FLOOR_LEASE_OWNER = "worker-0-" + new UUID(0, 0);
+
+    /**
+     * A started run's row, as the trigger's statement stores it (S-EX-36) and with the values it binds, answered with
+     * {@code RETURNING *}.
+     */
+    private static final String STARTED_ROW = """
+            INSERT INTO %s.runs (id, environment, task_id, queue, status, payload, idempotency_key,
+                                 idempotency_key_ttl_ms, singleton_key, concurrency_key, max_attempts, run_at,
+                                 created_at, updated_at, source_type, source_run_id, created_scheduled, trace_context,
+                                 priority, attempts, fencing_token, lease_owner, lease_expires_at, last_event_seq)
+            VALUES (?, ?, ?, ?, 'RUNNING', cast(? AS jsonb), ?, ?, ?, ?, ?, statement_timestamp(),
+                    statement_timestamp(), statement_timestamp(), ?, cast(? AS uuid), false, cast(? AS jsonb), ?, 1, 1,
+                    ?, statement_timestamp() + ? * interval '1 millisecond', 2)
+            RETURNING *
+            """.formatted(BenchmarkContext.SCHEMA);
 
     /** How long to wait, after the last trigger, for every run of a round to start. */
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -71,8 +101,10 @@ final class SteadyLoadScenario implements Scenario {
             List<Double> kilobytesPerRun = new ArrayList<>();
             List<Double> overheadPerRun = new ArrayList<>();
             List<Integer> threadsEnded = new ArrayList<>();
+            List<Double> driverShare = new ArrayList<>();
             for (int round = 1; round <= context.options().rounds(); round++) {
                 Round measured = round(engine.template(), round, RUNS_PER_SECOND * seconds);
+                driverShare.add(driverBytesPerTrigger(context.pool(), DRIVER_INSERTS));
                 rounds.add(measured.latencies());
                 calls.add(measured.calls());
                 pickUps.add(measured.pickUps());
@@ -83,7 +115,7 @@ final class SteadyLoadScenario implements Scenario {
                 context.progress(
                         "latency, steady load, round %d: %.0f triggers/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms;"
                                 + " trigger call p99 %.2f ms, return to start p99 %.2f ms; %.0f bytes allocated per"
-                                + " run (benchmark's own %.0f)",
+                                + " run (benchmark's own %.0f; a plain JDBC insert of the row %.0f)",
                         round,
                         measured.triggersPerSecond(),
                         measured.latencies().p50(),
@@ -92,7 +124,8 @@ final class SteadyLoadScenario implements Scenario {
                         measured.calls().p99(),
                         measured.pickUps().p99(),
                         measured.bytesPerRun(),
-                        measured.overheadBytesPerRun());
+                        measured.overheadBytesPerRun(),
+                        driverShare.get(driverShare.size() - 1));
             }
             String load = String.format(Locale.ROOT, "%,d runs/s steady load, %d s", RUNS_PER_SECOND, seconds);
             Latencies.Series series = new Latencies.Series("trigger to handler start, " + load, rounds);
@@ -115,6 +148,11 @@ final class SteadyLoadScenario implements Scenario {
                     "steady load: bytes allocated per run by the benchmark's producers outside trigger calls (not"
                             + " counted in the target)",
                     new Rounds(overheadPerRun),
+                    0);
+            report.figure(
+                    "steady load: bytes a plain JDBC insert of a started run's row allocates, RETURNING * read as the"
+                            + " trigger's answer (the driver's share of a trigger, the floor of the bytes per run)",
+                    new Rounds(driverShare),
                     0);
             report.target(
                     Goal.STEADY_LOAD_ALLOCATION,
@@ -210,6 +248,53 @@ final class SteadyLoadScenario implements Scenario {
                 (double) engineBytes / runs,
                 (double) overheadBytes / runs,
                 allocated.threadsEnded());
+    }
+
+    /**
+     * What the pool and the driver alone allocate for the statement of a trigger that starts its run at once: a plain
+     * JDBC insert of the same row on a connection borrowed for it, its {@code RETURNING *} read into a {@code Run} as
+     * the trigger reads its answer ({@link RunRowMapper#INSERTED_DUE_NOW}), on this thread, after as many inserts again
+     * to warm up. No run allocates less than this, before any claim, completion or payload conversion. The rows are
+     * deleted afterwards.
+     */
+    private static double driverBytesPerTrigger(DataSource dataSource, int inserts) throws SQLException {
+        insertStartedRows(dataSource, inserts);
+        long before = AllocationMeter.allocatedByThisThread();
+        insertStartedRows(dataSource, inserts);
+        double bytes = (double) (AllocationMeter.allocatedByThisThread() - before) / inserts;
+        new JdbcTemplate(dataSource)
+                .update("DELETE FROM " + BenchmarkContext.SCHEMA + ".runs WHERE lease_owner = ?", FLOOR_LEASE_OWNER);
+        return bytes;
+    }
+
+    private static void insertStartedRows(DataSource dataSource, int inserts) throws SQLException {
+        for (int i = 0; i < inserts; i++) {
+            try (Connection connection = dataSource.getConnection();
+                    PreparedStatement insert = connection.prepareStatement(STARTED_ROW)) {
+                insert.setObject(1, UUID.randomUUID(), Types.OTHER);
+                insert.setString(2, "default");
+                insert.setString(3, BenchmarkTasks.TIMED);
+                insert.setString(4, "default");
+                insert.setString(5, "{\"round\":-1,\"index\":" + i + "}");
+                insert.setNull(6, Types.VARCHAR);
+                insert.setNull(7, Types.BIGINT);
+                insert.setNull(8, Types.VARCHAR);
+                insert.setNull(9, Types.VARCHAR);
+                insert.setInt(10, 3);
+                insert.setNull(11, Types.VARCHAR);
+                insert.setNull(12, Types.VARCHAR);
+                insert.setNull(13, Types.VARCHAR);
+                insert.setShort(14, (short) 0);
+                insert.setString(15, FLOOR_LEASE_OWNER);
+                insert.setLong(16, 60_000L);
+                try (ResultSet row = insert.executeQuery()) {
+                    row.next();
+                    RunRowMapper.INSERTED_DUE_NOW.mapRow(row, 0);
+                    row.getLong("fencing_token");
+                    row.getString("trace_context");
+                }
+            }
+        }
     }
 
     private static void awaitStarted(AtomicLongArray started) throws InterruptedException {

@@ -158,6 +158,8 @@ class StartOnTriggerIntegrationTests {
         assertThat(result.run().spentAttempts()).isZero();
         assertThat(result.run().updatedAt()).isEqualTo(result.run().createdAt());
         Run done = awaitSucceeded(result.runId());
+        assertThat(result.run().createdAt()).isEqualTo(done.createdAt());
+        assertThat(result.run().runAt()).isEqualTo(done.runAt()).isEqualTo(done.createdAt());
         assertThat(done.attempts()).isOne();
         assertThat(Quick.EXECUTIONS.get(result.runId())).hasValue(1);
         assertThat(startedOnTrigger(result.runId())).isTrue();

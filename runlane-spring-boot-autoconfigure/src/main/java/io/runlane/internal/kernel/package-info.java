@@ -1,5 +1,5 @@
 /**
- * Runlane's engine: The engine's shared kernel: settings, the engine listener, the clock-free helpers every concern uses (SQL template with the schema, READ COMMITTED transactions, auto-commit connections, text parameters), the claimed-run snapshot and the due-run notification channel. It depends on no other engine package. Not API: may change in any release.
+ * Runlane's engine: The engine's shared kernel: settings, the engine listener, the clock-free helpers every concern uses (SQL template with the schema, statements bound by position and their parameters, array and text parameters, READ COMMITTED transactions, auto-commit connections), the claimed-run snapshot and the due-run notification channel. It depends on no other engine package. Not API: may change in any release.
  */
 @NullMarked
 package io.runlane.internal.kernel;

@@ -4,6 +4,7 @@ import jakarta.validation.ConstraintViolation;
 import jakarta.validation.Validator;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 
 /** Checks payloads with Jakarta Bean Validation (S-ID-4), listing violations in a stable order. */
 public final class BeanValidationPayloadValidator implements PayloadValidator {
@@ -14,9 +15,14 @@ public final class BeanValidationPayloadValidator implements PayloadValidator {
         this.validator = validator;
     }
 
+    /** Every violation, described and sorted; the usual valid payload costs no stream. */
     @Override
     public List<String> violations(Object payload) {
-        return validator.validate(payload).stream()
+        Set<ConstraintViolation<Object>> violations = validator.validate(payload);
+        if (violations.isEmpty()) {
+            return List.of();
+        }
+        return violations.stream()
                 .map(BeanValidationPayloadValidator::describe)
                 .sorted(Comparator.naturalOrder())
                 .toList();

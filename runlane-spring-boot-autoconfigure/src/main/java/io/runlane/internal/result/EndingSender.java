@@ -1,5 +1,6 @@
 package io.runlane.internal.result;
 
+import io.runlane.internal.kernel.ArrayParameters;
 import io.runlane.internal.kernel.DueRunNotifier;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.lifecycle.TransitionSql;
@@ -15,7 +16,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Tells other instances, and the runs waiting for them, that runs this instance recorded as ended did end (S-RS-2,
@@ -160,13 +160,11 @@ final class EndingSender {
                 if (ids.isEmpty()) {
                     continue;
                 }
-                String payload = ids.size() > MAX_IDS_PER_NOTIFICATION
-                        ? EVERYTHING
-                        : String.join(",", ids.stream().map(UUID::toString).toList());
+                String payload = ids.size() > MAX_IDS_PER_NOTIFICATION ? EVERYTHING : joined(ids);
                 Long woken = jdbc.query(
                         wakeAndNotify,
                         rs -> rs.next() ? rs.getLong("woken") : 0L,
-                        new SqlArrayValue("uuid", ids.toArray()),
+                        ArrayParameters.uuids(ids),
                         channel,
                         payload);
                 if (woken != null && woken > 0) {
@@ -180,6 +178,18 @@ final class EndingSender {
                         "Could not wake the waiters of ended runs; callers poll, maintenance wakes parked runs", ex);
             }
         }
+    }
+
+    /** The ids, comma-separated: the notification's payload. */
+    private static String joined(List<UUID> ids) {
+        StringBuilder payload = new StringBuilder(ids.size() * 37);
+        for (UUID id : ids) {
+            if (!payload.isEmpty()) {
+                payload.append(',');
+            }
+            payload.append(id);
+        }
+        return payload.toString();
     }
 
     /**
@@ -197,8 +207,8 @@ final class EndingSender {
         List<UUID> ended = jdbc.query(
                 attemptsEnded,
                 (rs, rowNum) -> rs.getObject(1, UUID.class),
-                new SqlArrayValue("uuid", runIds.toArray()),
-                new SqlArrayValue("bigint", runIds.stream().map(attempts::get).toArray()));
+                ArrayParameters.uuids(runIds),
+                ArrayParameters.longs(runIds.stream().mapToLong(attempts::get).toArray()));
         unsent.addAll(ended);
     }
 }

@@ -1,7 +1,10 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.Run;
+import io.runlane.internal.kernel.ArrayParameters;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.kernel.TextParameters;
 import io.runlane.internal.lifecycle.KeyOwnership;
 import io.runlane.internal.lifecycle.RunRowMapper;
@@ -14,9 +17,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.postgresql.util.PGobject;
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Admits a whole batch in one statement, for {@link RunAdmissions#admitAll}: the batch is passed as arrays, and the
@@ -94,6 +97,28 @@ final class BatchAdmissions {
     /** For {@link #excludeOtherBatches}: the batches' lock, exclusively. */
     private static final String LOCK_BATCHES = "SELECT pg_advisory_xact_lock(hashtextextended(:batchLock, 0))";
 
+    /** The parameters of {@link #ADMIT_BATCH}: one {@code text[]} per column, which the statement casts. */
+    private static final StatementParameters PARAMETERS = StatementParameters.builder()
+            .add("environment", Types.VARCHAR)
+            .add("batchLock", Types.VARCHAR)
+            .add("ids", SqlTypeValue.TYPE_UNKNOWN)
+            .add("taskIds", SqlTypeValue.TYPE_UNKNOWN)
+            .add("queues", SqlTypeValue.TYPE_UNKNOWN)
+            .add("payloads", SqlTypeValue.TYPE_UNKNOWN)
+            .add("idempotencyKeys", SqlTypeValue.TYPE_UNKNOWN)
+            .add("ttls", SqlTypeValue.TYPE_UNKNOWN)
+            .add("singletonKeys", SqlTypeValue.TYPE_UNKNOWN)
+            .add("concurrencyKeys", SqlTypeValue.TYPE_UNKNOWN)
+            .add("maxAttempts", SqlTypeValue.TYPE_UNKNOWN)
+            .add("runAts", SqlTypeValue.TYPE_UNKNOWN)
+            .add("delays", SqlTypeValue.TYPE_UNKNOWN)
+            .add("sourceTypes", SqlTypeValue.TYPE_UNKNOWN)
+            .add("sourceRunIds", SqlTypeValue.TYPE_UNKNOWN)
+            .add("traceContexts", SqlTypeValue.TYPE_UNKNOWN)
+            .add("priorities", SqlTypeValue.TYPE_UNKNOWN)
+            .add("throttleKeys", SqlTypeValue.TYPE_UNKNOWN)
+            .build();
+
     /** The statement's answer for each item, by position; {@code null} where the item is unsettled. */
     record Answers(List<@Nullable Admission> byItem) {}
 
@@ -101,9 +126,9 @@ final class BatchAdmissions {
 
     private final String environment;
 
-    private final String admitBatch;
+    private final PositionalStatement admitBatch;
 
-    private final String admitGroup;
+    private final PositionalStatement admitGroup;
 
     /** The batches' lock of this schema and environment, as text for {@code hashtextextended}. */
     private final String batchLock;
@@ -111,8 +136,8 @@ final class BatchAdmissions {
     BatchAdmissions(JdbcClient jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
-        this.admitBatch = sql.format(ADMIT_BATCH.formatted(BATCH_LOCK));
-        this.admitGroup = sql.format(ADMIT_BATCH.formatted(GROUP_LOCK_TIMEOUT));
+        this.admitBatch = PositionalStatement.of(sql.format(ADMIT_BATCH.formatted(BATCH_LOCK)), PARAMETERS);
+        this.admitGroup = PositionalStatement.of(sql.format(ADMIT_BATCH.formatted(GROUP_LOCK_TIMEOUT)), PARAMETERS);
         this.batchLock = "runlane-batches:" + sql.schema() + ":" + environment;
     }
 
@@ -137,45 +162,46 @@ final class BatchAdmissions {
         return admit(admitGroup, runs);
     }
 
-    private Answers admit(String statement, List<NewRun> runs) {
-        MapSqlParameterSource params = new MapSqlParameterSource()
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("batchLock", batchLock, Types.VARCHAR)
-                .addValue("ids", texts(runs, run -> run.id().toString()))
-                .addValue("taskIds", texts(runs, NewRun::taskId))
-                .addValue("queues", texts(runs, NewRun::queue))
-                .addValue("payloads", texts(runs, NewRun::payloadJson))
-                .addValue("idempotencyKeys", texts(runs, NewRun::idempotencyKey))
-                .addValue(
+    private Answers admit(PositionalStatement statement, List<NewRun> runs) {
+        StatementParameters.Values values = PARAMETERS
+                .values()
+                .set("environment", environment)
+                .set("batchLock", batchLock)
+                .set("ids", texts(runs, run -> run.id().toString()))
+                .set("taskIds", texts(runs, NewRun::taskId))
+                .set("queues", texts(runs, NewRun::queue))
+                .set("payloads", texts(runs, NewRun::payloadJson))
+                .set("idempotencyKeys", texts(runs, NewRun::idempotencyKey))
+                .set(
                         "ttls",
                         texts(
                                 runs,
                                 run -> run.idempotencyKeyTtl() == null
                                         ? null
                                         : Long.toString(run.idempotencyKeyTtl().toMillis())))
-                .addValue("singletonKeys", texts(runs, NewRun::singletonKey))
-                .addValue("concurrencyKeys", texts(runs, NewRun::concurrencyKey))
-                .addValue("maxAttempts", texts(runs, run -> Integer.toString(run.maxAttempts())))
-                .addValue("runAts", texts(runs, run -> TextParameters.timestamp(run.runAt())))
-                .addValue(
+                .set("singletonKeys", texts(runs, NewRun::singletonKey))
+                .set("concurrencyKeys", texts(runs, NewRun::concurrencyKey))
+                .set("maxAttempts", texts(runs, run -> Integer.toString(run.maxAttempts())))
+                .set("runAts", texts(runs, run -> TextParameters.timestamp(run.runAt())))
+                .set(
                         "delays",
                         texts(
                                 runs,
                                 run -> run.delay() == null
                                         ? null
                                         : Long.toString(run.delay().toMillis())))
-                .addValue("sourceTypes", texts(runs, NewRun::sourceType))
-                .addValue("sourceRunIds", texts(runs, run -> TextParameters.uuid(run.sourceRunId())))
-                .addValue("traceContexts", texts(runs, run -> TraceContextColumn.encode(run.traceContext())))
-                .addValue("priorities", texts(runs, run -> Integer.toString(run.priority())))
-                .addValue("throttleKeys", texts(runs, NewRun::throttleKey));
+                .set("sourceTypes", texts(runs, NewRun::sourceType))
+                .set("sourceRunIds", texts(runs, run -> TextParameters.uuid(run.sourceRunId())))
+                .set("traceContexts", texts(runs, run -> TraceContextColumn.encode(run.traceContext())))
+                .set("priorities", texts(runs, run -> Integer.toString(run.priority())))
+                .set("throttleKeys", texts(runs, NewRun::throttleKey));
         Map<UUID, Integer> positionById = new HashMap<>();
         for (int i = 0; i < runs.size(); i++) {
             positionById.put(runs.get(i).id(), i);
         }
         List<@Nullable Admission> answers = new ArrayList<>();
         runs.forEach(run -> answers.add(null));
-        jdbc.sql(statement).paramSource(params).query(rs -> {
+        jdbc.sql(statement.sql()).params(statement.arguments(values)).query(rs -> {
             Run stored = RunRowMapper.INSTANCE.mapRow(rs, 0);
             if (rs.getBoolean("created")) {
                 answers.set(positionById.get(stored.id()), new Admission.Created(stored));
@@ -186,7 +212,12 @@ final class BatchAdmissions {
         return new Answers(answers);
     }
 
-    private static SqlArrayValue texts(List<NewRun> runs, Function<NewRun, @Nullable String> value) {
-        return new SqlArrayValue("text", runs.stream().map(value).toArray());
+    /** One {@code text[]} element per run, for the statement to cast. */
+    private static PGobject texts(List<NewRun> runs, Function<NewRun, @Nullable String> value) {
+        List<@Nullable String> texts = new ArrayList<>(runs.size());
+        for (NewRun run : runs) {
+            texts.add(value.apply(run));
+        }
+        return ArrayParameters.texts(texts);
     }
 }

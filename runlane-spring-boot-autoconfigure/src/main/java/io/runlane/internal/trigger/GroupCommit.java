@@ -147,7 +147,7 @@ final class GroupCommit {
     private void admitTogether(List<Pending> group) {
         List<@Nullable Admission> answers;
         try {
-            answers = together.admit(group.stream().map(Pending::run).toList());
+            answers = together.admit(runs(group));
         } catch (RuntimeException ex) {
             if (outcomeUnknown(ex)) {
                 group.forEach(pending -> pending.fail(ex));
@@ -164,6 +164,14 @@ final class GroupCommit {
                 group.get(i).answer(answer);
             }
         }
+    }
+
+    private static List<NewRun> runs(List<Pending> group) {
+        List<NewRun> runs = new ArrayList<>(group.size());
+        for (Pending pending : group) {
+            runs.add(pending.run());
+        }
+        return runs;
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.NestedTransactionNotSupportedException;
@@ -109,12 +110,13 @@ public final class RunAdmissions {
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
         this.reads = reads;
         this.batches = new BatchAdmissions(jdbc, sql, environment);
-        this.singles = new SingleAdmissions(jdbc, sql, environment);
+        JdbcTemplate statements = new JdbcTemplate(dataSource);
+        this.singles = new SingleAdmissions(statements, sql, environment);
         this.releaseExpiredHolder = sql.format(RELEASE_EXPIRED_HOLDER);
         this.rateLimits = new RateLimits(jdbc, sql, environment, reads);
         this.debounces = new DebounceAdmissions(
                 jdbc, this.transactions, sql, environment, this::admitPending, rateLimits::lockAll);
-        this.starts = new StartedAdmissions(jdbc, sql);
+        this.starts = new StartedAdmissions(jdbc, statements, sql, singles);
         this.localStarts = localStarts;
         this.dataSource = dataSource;
     }
@@ -176,7 +178,7 @@ public final class RunAdmissions {
     private Admission admitStartingOrAlone(NewRun run) {
         LocalStarts.Reservation slot = startableNow(run) ? localStarts.reserve(run.taskId(), run.queue()) : null;
         if (slot != null) {
-            Optional<Admission> started = starts.admit(run, singles.parameters(run), slot, false);
+            Optional<Admission> started = starts.admit(run, slot, false);
             if (started.isPresent()) {
                 return started.get();
             }
@@ -210,17 +212,16 @@ public final class RunAdmissions {
      * StartedAdmissions}).
      */
     private @Nullable Admission admitBounded(NewRun run) {
-        MapSqlParameterSource params = singles.parameters(run);
         LocalStarts.Reservation slot = startableNow(run) ? localStarts.reserve(run.taskId(), run.queue()) : null;
         if (slot != null) {
-            return starts.admit(run, params, slot, true).orElse(null);
+            return starts.admit(run, slot, true).orElse(null);
         }
         if (run.idempotencyKey() == null) {
-            return singles.insertWithoutKey(params, true)
+            return singles.insertWithoutKey(run, true)
                     .<Admission>map(Admission.Created::new)
                     .orElse(null);
         }
-        return singles.admitWithKey(params, true).orElse(null);
+        return singles.admitWithKey(run, true).orElse(null);
     }
 
     /**
@@ -243,7 +244,7 @@ public final class RunAdmissions {
     private Admission admitStartingAfterCommit(NewRun run) {
         LocalStarts.Reservation slot = localStarts.reserve(run.taskId(), run.queue());
         if (slot != null) {
-            Optional<Admission> started = starts.admitInTransaction(run, singles.parameters(run), slot);
+            Optional<Admission> started = starts.admitInTransaction(run, slot);
             if (started.isPresent()) {
                 return started.get();
             }
@@ -472,16 +473,16 @@ public final class RunAdmissions {
      * key's holder was a run whose retention had passed and has just been released.
      */
     private @Nullable Admission admitOnce(NewRun run) {
-        MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            Optional<Run> created = singles.insertWithoutKey(params, false);
+            Optional<Run> created = singles.insertWithoutKey(run, false);
             return created.<Admission>map(Admission.Created::new)
                     .orElseGet(() -> superseding(run) ? conflicts.supersede(run, this::insertRun) : singletonHeld(run));
         }
-        Optional<Admission> answer = singles.admitWithKey(params, false);
+        Optional<Admission> answer = singles.admitWithKey(run, false);
         if (answer.isPresent()) {
             return answer.get();
         }
+        MapSqlParameterSource params = singles.parameters(run);
         if (jdbc.sql(releaseExpiredHolder).paramSource(params).update() > 0) {
             return null;
         }
@@ -509,11 +510,10 @@ public final class RunAdmissions {
      * over and finds that run).
      */
     private Optional<Admission> insertRun(NewRun run) {
-        MapSqlParameterSource params = singles.parameters(run);
         if (run.idempotencyKey() == null) {
-            return singles.insertWithoutKey(params, false).map(Admission.Created::new);
+            return singles.insertWithoutKey(run, false).map(Admission.Created::new);
         }
-        return singles.admitWithKey(params, false);
+        return singles.admitWithKey(run, false);
     }
 
     private @Nullable Admission singletonHeld(NewRun run) {

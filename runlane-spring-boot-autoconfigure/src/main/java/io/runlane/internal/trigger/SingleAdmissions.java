@@ -1,15 +1,18 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.Run;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.kernel.TextParameters;
 import io.runlane.internal.lifecycle.KeyOwnership;
 import io.runlane.internal.lifecycle.RunRowMapper;
 import io.runlane.internal.lifecycle.TraceContextColumn;
 import java.sql.Types;
 import java.util.Optional;
+import org.springframework.dao.support.DataAccessUtils;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The single-run admission statements of {@link RunAdmissions}: one for a run with an idempotency key (the key's
@@ -71,79 +74,113 @@ final class SingleAdmissions {
             SELECT false, current_owner.* FROM current_owner
             """;
 
-    private final JdbcClient jdbc;
+    /**
+     * The statements' parameters, each with the type it is bound with; {@link StartedAdmissions} adds its worker's.
+     * The optional time and source run go as text for the statement to cast, so that no parameter's type is left
+     * unspecified when it is {@code null} (S-OP-13, {@link TextParameters}).
+     */
+    static final StatementParameters PARAMETERS = StatementParameters.builder()
+            .add("id", Types.OTHER)
+            .add("environment", Types.VARCHAR)
+            .add("taskId", Types.VARCHAR)
+            .add("queue", Types.VARCHAR)
+            .add("payload", Types.VARCHAR)
+            .add("idempotencyKey", Types.VARCHAR)
+            .add("idempotencyKeyTtlMs", Types.BIGINT)
+            .add("singletonKey", Types.VARCHAR)
+            .add("concurrencyKey", Types.VARCHAR)
+            .add("maxAttempts", Types.INTEGER)
+            .add("runAt", Types.VARCHAR)
+            .add("delayMs", Types.BIGINT)
+            .add("sourceType", Types.VARCHAR)
+            .add("sourceRunId", Types.VARCHAR)
+            .add("traceContext", Types.VARCHAR)
+            .add("priority", Types.SMALLINT)
+            .add("debounceKey", Types.VARCHAR)
+            .add("throttleKey", Types.VARCHAR)
+            .build();
+
+    private final JdbcTemplate jdbc;
 
     private final String environment;
 
-    private final String admitWithKey;
+    private final PositionalStatement admitWithKey;
 
-    private final String admitWithKeyBounded;
+    private final PositionalStatement admitWithKeyBounded;
 
-    private final String insertWithoutKey;
+    private final PositionalStatement insertWithoutKey;
 
-    private final String insertWithoutKeyBounded;
+    private final PositionalStatement insertWithoutKeyBounded;
 
-    SingleAdmissions(JdbcClient jdbc, SqlTemplate sql, String environment) {
+    SingleAdmissions(JdbcTemplate jdbc, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.environment = environment;
-        this.admitWithKey = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY.formatted(""));
-        this.admitWithKeyBounded = sql.format(ADMIT_WITH_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
-        this.insertWithoutKey = sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY.formatted(""));
+        this.admitWithKey = statement(sql, ADMIT_WITH_IDEMPOTENCY_KEY, "");
+        this.admitWithKeyBounded = statement(sql, ADMIT_WITH_IDEMPOTENCY_KEY, BatchAdmissions.GROUP_LOCK_TIMEOUT);
+        this.insertWithoutKey = statement(sql, ADMIT_WITHOUT_IDEMPOTENCY_KEY, "");
         this.insertWithoutKeyBounded =
-                sql.format(ADMIT_WITHOUT_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+                statement(sql, ADMIT_WITHOUT_IDEMPOTENCY_KEY, BatchAdmissions.GROUP_LOCK_TIMEOUT);
+    }
+
+    private static PositionalStatement statement(SqlTemplate sql, String statement, String fromItem) {
+        return PositionalStatement.of(sql.format(statement.formatted(fromItem)), PARAMETERS);
     }
 
     /** The key's owner ({@code Existing}) or the inserted run ({@code Created}); empty when neither was read. */
-    Optional<Admission> admitWithKey(MapSqlParameterSource params, boolean bounded) {
-        return jdbc.sql(bounded ? admitWithKeyBounded : admitWithKey)
-                .paramSource(params)
-                .<Admission>query((rs, rowNum) -> {
+    Optional<Admission> admitWithKey(NewRun run, boolean bounded) {
+        PositionalStatement statement = bounded ? admitWithKeyBounded : admitWithKey;
+        return DataAccessUtils.optionalResult(
+                jdbc.query(statement.sql(), statement.setter(values(run)), (rs, rowNum) -> {
                     Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
                     return rs.getBoolean("created") ? new Admission.Created(stored) : new Admission.Existing(stored);
-                })
-                .optional();
+                }));
     }
 
     /** The inserted run; empty when a singleton holder refused it. */
-    Optional<Run> insertWithoutKey(MapSqlParameterSource params, boolean bounded) {
-        return jdbc.sql(bounded ? insertWithoutKeyBounded : insertWithoutKey)
-                .paramSource(params)
-                .query(RunRowMapper.INSTANCE)
-                .optional();
+    Optional<Run> insertWithoutKey(NewRun run, boolean bounded) {
+        PositionalStatement statement = bounded ? insertWithoutKeyBounded : insertWithoutKey;
+        return DataAccessUtils.optionalResult(
+                jdbc.query(statement.sql(), statement.setter(values(run)), RunRowMapper.INSTANCE));
     }
 
-    /**
-     * The statements' parameters for {@code run}; the other admission statements name some of them too. The optional
-     * time and source run go as text for the statement to cast, so that no parameter's type is left unspecified when
-     * it is {@code null} (S-OP-13, {@link TextParameters}).
-     */
-    MapSqlParameterSource parameters(NewRun run) {
-        return new MapSqlParameterSource()
-                .addValue("id", run.id(), Types.OTHER)
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("taskId", run.taskId(), Types.VARCHAR)
-                .addValue("queue", run.queue(), Types.VARCHAR)
-                .addValue("payload", run.payloadJson(), Types.VARCHAR)
-                .addValue("idempotencyKey", run.idempotencyKey(), Types.VARCHAR)
-                .addValue(
+    /** The values of {@link #PARAMETERS} for {@code run}. */
+    StatementParameters.Values values(NewRun run) {
+        return fill(PARAMETERS.values(), run);
+    }
+
+    /** Sets the values of the parameters of {@link #PARAMETERS} for {@code run} in {@code values}. */
+    StatementParameters.Values fill(StatementParameters.Values values, NewRun run) {
+        return values.set("id", run.id())
+                .set("environment", environment)
+                .set("taskId", run.taskId())
+                .set("queue", run.queue())
+                .set("payload", run.payloadJson())
+                .set("idempotencyKey", run.idempotencyKey())
+                .set(
                         "idempotencyKeyTtlMs",
                         run.idempotencyKeyTtl() == null
                                 ? null
-                                : run.idempotencyKeyTtl().toMillis(),
-                        Types.BIGINT)
-                .addValue("singletonKey", run.singletonKey(), Types.VARCHAR)
-                .addValue("concurrencyKey", run.concurrencyKey(), Types.VARCHAR)
-                .addValue("maxAttempts", run.maxAttempts(), Types.INTEGER)
-                .addValue("runAt", TextParameters.timestamp(run.runAt()), Types.VARCHAR)
-                .addValue("delayMs", run.delay() == null ? null : run.delay().toMillis(), Types.BIGINT)
-                .addValue("sourceType", run.sourceType(), Types.VARCHAR)
-                .addValue("sourceRunId", TextParameters.uuid(run.sourceRunId()), Types.VARCHAR)
-                .addValue("traceContext", TraceContextColumn.encode(run.traceContext()), Types.VARCHAR)
-                .addValue("priority", run.priority(), Types.SMALLINT)
-                .addValue(
+                                : run.idempotencyKeyTtl().toMillis())
+                .set("singletonKey", run.singletonKey())
+                .set("concurrencyKey", run.concurrencyKey())
+                .set("maxAttempts", run.maxAttempts())
+                .set("runAt", TextParameters.timestamp(run.runAt()))
+                .set("delayMs", run.delay() == null ? null : run.delay().toMillis())
+                .set("sourceType", run.sourceType())
+                .set("sourceRunId", TextParameters.uuid(run.sourceRunId()))
+                .set("traceContext", TraceContextColumn.encode(run.traceContext()))
+                .set("priority", run.priority())
+                .set(
                         "debounceKey",
-                        run.debounce() == null ? null : run.debounce().key(),
-                        Types.VARCHAR)
-                .addValue("throttleKey", run.throttleKey(), Types.VARCHAR);
+                        run.debounce() == null ? null : run.debounce().key())
+                .set("throttleKey", run.throttleKey());
+    }
+
+    /**
+     * The statements' parameters for {@code run}, by name, for the other statements of an admission that name some of
+     * them: those that follow when the admission statement settled nothing.
+     */
+    MapSqlParameterSource parameters(NewRun run) {
+        return values(run).asParameterSource();
     }
 }

@@ -4,7 +4,9 @@ import io.runlane.Run;
 import io.runlane.RunStatus;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.LocalStarts;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.lifecycle.KeyOwnership;
 import io.runlane.internal.lifecycle.RunRowMapper;
 import io.runlane.internal.lifecycle.TraceContextColumn;
@@ -13,7 +15,8 @@ import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.dao.support.DataAccessUtils;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -43,7 +46,9 @@ final class StartedAdmissions {
     /**
      * The new run's row, claimed when {@code lane.free}; {@code %s} takes one more {@code FROM} item, the group's lock
      * bound or nothing. The probe of {@code lane} reads the claim index ({@code runs_waiting_due_idx}: queue, priority
-     * descending, due time) for one due waiting run of at least this priority, as the claim's own levels do.
+     * descending, due time) for one due waiting run of at least this priority, as the claim's own levels do. Its due,
+     * creation and update times are all the statement's time, which the answer reads once ({@link
+     * RunRowMapper#INSERTED_DUE_NOW}).
      */
     private static final String RUN_VALUES = """
             SELECT :id, :environment, :taskId, :queue,
@@ -97,38 +102,56 @@ final class StartedAdmissions {
                              AND status = 'RUNNING')
             """;
 
+    /** The single-run statements' parameters, and the worker whose claim the run is stored with. */
+    private static final StatementParameters PARAMETERS = StatementParameters.builder()
+            .addAll(SingleAdmissions.PARAMETERS)
+            .add("worker", Types.VARCHAR)
+            .add("leaseMs", Types.BIGINT)
+            .build();
+
     private static final Log logger = LogFactory.getLog(StartedAdmissions.class);
 
     private final JdbcClient jdbc;
 
+    /** Runs the admission statements, whose values are bound by position. */
+    private final JdbcTemplate statements;
+
+    private final SingleAdmissions singles;
+
     private final String claimKept;
 
-    private final String withKey;
+    private final PositionalStatement withKey;
 
-    private final String withKeyBounded;
+    private final PositionalStatement withKeyBounded;
 
-    private final String withoutKey;
+    private final PositionalStatement withoutKey;
 
-    private final String withoutKeyBounded;
+    private final PositionalStatement withoutKeyBounded;
 
-    StartedAdmissions(JdbcClient jdbc, SqlTemplate sql) {
+    StartedAdmissions(JdbcClient jdbc, JdbcTemplate statements, SqlTemplate sql, SingleAdmissions singles) {
         this.jdbc = jdbc;
-        this.withKey = sql.format(WITH_IDEMPOTENCY_KEY.formatted(""));
-        this.withKeyBounded = sql.format(WITH_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
-        this.withoutKey = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(""));
-        this.withoutKeyBounded = sql.format(WITHOUT_IDEMPOTENCY_KEY.formatted(BatchAdmissions.GROUP_LOCK_TIMEOUT));
+        this.statements = statements;
+        this.singles = singles;
+        this.withKey = statement(sql, WITH_IDEMPOTENCY_KEY, "");
+        this.withKeyBounded = statement(sql, WITH_IDEMPOTENCY_KEY, BatchAdmissions.GROUP_LOCK_TIMEOUT);
+        this.withoutKey = statement(sql, WITHOUT_IDEMPOTENCY_KEY, "");
+        this.withoutKeyBounded = statement(sql, WITHOUT_IDEMPOTENCY_KEY, BatchAdmissions.GROUP_LOCK_TIMEOUT);
         this.claimKept = sql.format(CLAIM_KEPT);
     }
 
+    private static PositionalStatement statement(SqlTemplate sql, String statement, String fromItem) {
+        return PositionalStatement.of(sql.format(statement.formatted(fromItem)), PARAMETERS);
+    }
+
     /**
-     * Admits {@code run} with the single-run statement's parameters {@code params}, in auto-commit, and then starts it
-     * on {@code slot} or frees the slot, whatever happens: {@link Admission.Started} when the statement stored it
-     * claimed, the other answers of {@link SingleAdmissions} otherwise; empty when the statement settled nothing.
+     * Admits {@code run}, in auto-commit, and then starts it on {@code slot} or frees the slot, whatever happens:
+     * {@link Admission.Started} when the statement stored it claimed, the other answers of {@link SingleAdmissions}
+     * otherwise; empty when the statement settled nothing.
      */
-    Optional<Admission> admit(NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot, boolean bounded) {
+    Optional<Admission> admit(NewRun run, LocalStarts.Reservation slot, boolean bounded) {
         boolean started = false;
         try {
-            Optional<Answer> answer = query(run, params, slot, bounded);
+            Optional<Answer> answer = query(run, slot, bounded);
             ClaimedRun claimed = answer.map(Answer::claimed).orElse(null);
             if (claimed != null) {
                 started = true;
@@ -148,10 +171,10 @@ final class StartedAdmissions {
      * confirms that the commit kept the claim: a rollback to a savepoint set before the trigger removes the run while
      * the transaction still commits.
      */
-    Optional<Admission> admitInTransaction(NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot) {
+    Optional<Admission> admitInTransaction(NewRun run, LocalStarts.Reservation slot) {
         Optional<Answer> answer;
         try {
-            answer = query(run, params, slot, false);
+            answer = query(run, slot, false);
         } catch (RuntimeException | Error ex) {
             slot.cancel();
             throw ex;
@@ -194,19 +217,18 @@ final class StartedAdmissions {
         }
     }
 
-    private Optional<Answer> query(
-            NewRun run, MapSqlParameterSource params, LocalStarts.Reservation slot, boolean bounded) {
-        params.addValue("worker", slot.workerId(), Types.VARCHAR)
-                .addValue("leaseMs", slot.lease().toMillis(), Types.BIGINT);
-        String statement = run.idempotencyKey() == null
+    private Optional<Answer> query(NewRun run, LocalStarts.Reservation slot, boolean bounded) {
+        StatementParameters.Values values = singles.fill(PARAMETERS.values(), run)
+                .set("worker", slot.workerId())
+                .set("leaseMs", slot.lease().toMillis());
+        PositionalStatement statement = run.idempotencyKey() == null
                 ? (bounded ? withoutKeyBounded : withoutKey)
                 : (bounded ? withKeyBounded : withKey);
         long sent = System.nanoTime();
-        return jdbc.sql(statement)
-                .paramSource(params)
-                .query((rs, rowNum) -> {
-                    Run stored = RunRowMapper.INSTANCE.mapRow(rs, rowNum);
+        return DataAccessUtils.optionalResult(statements.query(
+                statement.sql(), statement.setter(values), (rs, rowNum) -> {
                     boolean created = rs.getBoolean("created");
+                    Run stored = (created ? RunRowMapper.INSERTED_DUE_NOW : RunRowMapper.INSTANCE).mapRow(rs, rowNum);
                     ClaimedRun claimed = created && stored.status() == RunStatus.RUNNING
                             ? new ClaimedRun(
                                     stored,
@@ -216,8 +238,7 @@ final class StartedAdmissions {
                                     sent)
                             : null;
                     return new Answer(stored, created, claimed);
-                })
-                .optional();
+                }));
     }
 
     /** A row of the statement's answer, and the claim it holds when it stored the run claimed. */

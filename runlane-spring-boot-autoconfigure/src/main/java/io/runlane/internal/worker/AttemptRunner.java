@@ -14,7 +14,6 @@ import io.runlane.internal.step.AttemptSteps;
 import io.runlane.internal.step.DurableExecution;
 import io.runlane.internal.wait.WaitRequest;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
@@ -267,6 +266,6 @@ final class AttemptRunner {
             listener.attemptEnded(context.claimed(), refusals.refused(context, "Outcome '" + result + "'"), took);
             return;
         }
-        listener.attemptEnded(context.claimed(), after.get().name().toLowerCase(Locale.ROOT), took);
+        listener.attemptEnded(context.claimed(), CompletionWriter.resultOf(after.get()), took);
     }
 }

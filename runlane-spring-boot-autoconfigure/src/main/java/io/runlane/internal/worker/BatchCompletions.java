@@ -1,17 +1,21 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ArrayParameters;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.lifecycle.TransitionSql;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Completes the attempts of many runs whose handlers returned, in one statement.
@@ -54,13 +58,21 @@ public final class BatchCompletions {
         }
     }
 
+    /** The parameters of {@link #COMPLETE_ALL}: the arrays go as {@code uuid[]}, {@code int8[]} and {@code text[]}. */
+    private static final StatementParameters PARAMETERS = StatementParameters.builder()
+            .add("actor", Types.VARCHAR)
+            .add("ids", SqlTypeValue.TYPE_UNKNOWN)
+            .add("tokens", SqlTypeValue.TYPE_UNKNOWN)
+            .add("results", SqlTypeValue.TYPE_UNKNOWN)
+            .build();
+
     private final JdbcClient jdbc;
 
-    private final String statement;
+    private final PositionalStatement statement;
 
     public BatchCompletions(JdbcClient jdbc, SqlTemplate sql) {
         this.jdbc = jdbc;
-        this.statement = sql.format(COMPLETE_ALL);
+        this.statement = PositionalStatement.of(sql.format(COMPLETE_ALL), PARAMETERS);
     }
 
     /**
@@ -68,9 +80,9 @@ public final class BatchCompletions {
      * attempt missing from the answer no longer held its run, and its outcome was refused.
      */
     public Map<UUID, RunStatus> complete(List<HeldAttempt> attempts, String worker) {
-        MapSqlParameterSource params = parameters(attempts, worker);
+        StatementParameters.Values values = values(attempts, worker);
         Map<UUID, RunStatus> completed = new HashMap<>();
-        jdbc.sql(statement).paramSource(params).query(rs -> {
+        jdbc.sql(statement.sql()).params(statement.arguments(values)).query(rs -> {
             completed.put(rs.getObject("id", UUID.class), RunStatus.valueOf(rs.getString("status")));
         });
         return completed;
@@ -78,22 +90,25 @@ public final class BatchCompletions {
 
     /** The parameters of {@link #COMPLETED_RUNS} and of the completion's events. */
     static MapSqlParameterSource parameters(List<HeldAttempt> attempts, String worker) {
-        return new MapSqlParameterSource()
-                .addValue("actor", worker, Types.VARCHAR)
-                .addValue(
-                        "ids",
-                        new SqlArrayValue(
-                                "uuid",
-                                attempts.stream().map(HeldAttempt::runId).toArray()))
-                .addValue(
-                        "tokens",
-                        new SqlArrayValue(
-                                "bigint",
-                                attempts.stream().map(HeldAttempt::fencingToken).toArray()))
-                .addValue(
-                        "results",
-                        new SqlArrayValue(
-                                "text",
-                                attempts.stream().map(HeldAttempt::resultJson).toArray()));
+        return values(attempts, worker).asParameterSource();
+    }
+
+    /** The completion's values: the worker as actor, and one array element per attempt. */
+    private static StatementParameters.Values values(List<HeldAttempt> attempts, String worker) {
+        List<UUID> ids = new ArrayList<>(attempts.size());
+        long[] tokens = new long[attempts.size()];
+        List<@Nullable String> results = new ArrayList<>(attempts.size());
+        for (int i = 0; i < attempts.size(); i++) {
+            HeldAttempt attempt = attempts.get(i);
+            ids.add(attempt.runId());
+            tokens[i] = attempt.fencingToken();
+            results.add(attempt.resultJson());
+        }
+        return PARAMETERS
+                .values()
+                .set("actor", worker)
+                .set("ids", ArrayParameters.uuids(ids))
+                .set("tokens", ArrayParameters.longs(tokens))
+                .set("results", ArrayParameters.texts(results));
     }
 }

@@ -5,6 +5,7 @@ import io.runlane.internal.kernel.EngineListener;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +51,11 @@ final class CompletionWriter {
     private record Completion(AttemptContext context, long startedNanos, long endedNanos) {}
 
     private static final Completion STOP = new Completion(null, 0, 0);
+
+    /** The result an attempt is reported with when its run moved to a status: the status's name in lower case. */
+    private static final String[] RESULTS = Arrays.stream(RunStatus.values())
+            .map(status -> status.name().toLowerCase(Locale.ROOT))
+            .toArray(String[]::new);
 
     private final BatchCompletions completions;
 
@@ -289,9 +295,14 @@ final class CompletionWriter {
             if (status == null) {
                 listener.attemptEnded(context.claimed(), refusals.refused(context, "Completion"), took);
             } else {
-                listener.attemptEnded(context.claimed(), status.name().toLowerCase(Locale.ROOT), took);
+                listener.attemptEnded(context.claimed(), resultOf(status), took);
             }
         }
+    }
+
+    /** The result an attempt whose outcome moved its run to {@code status} is reported with ({@link EngineListener}). */
+    static String resultOf(RunStatus status) {
+        return RESULTS[status.ordinal()];
     }
 
     private static List<BatchCompletions.HeldAttempt> held(List<Completion> batch) {

@@ -5,6 +5,8 @@ import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
 import io.runlane.internal.registry.TaskDefinition;
 import io.runlane.internal.registry.ThrottlePolicy;
+import io.runlane.internal.worker.RunClaims.GroupClaim;
+import io.runlane.internal.worker.ThrottledClaims.TaskClaim;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,18 +42,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueueRotation {
 
-    /** A claim statement for one group of queues. */
-    private interface Group {
-
-        List<ClaimedRun> claim(int limit);
-    }
-
-    /** A throttled task's group's claim, for the worker's lease; reports the next free slot of the task. */
-    private interface ThrottledGroup {
-
-        ThrottledClaims.Claim claim(int limit);
-    }
-
     /**
      * What one poll claimed, the first failure of a group's claim, if any, and how long until a throttle key that
      * was at its limit gains a start, if one was.
@@ -66,9 +56,9 @@ final class QueueRotation {
         }
     }
 
-    private final List<Group> groups = new ArrayList<>();
+    private final List<GroupClaim> groups = new ArrayList<>();
 
-    private final List<Group> throttledGroups = new ArrayList<>();
+    private final List<GroupClaim> throttledGroups = new ArrayList<>();
 
     /** Notifications that runs may be due, counted for the throttled tasks' rests ({@link ThrottledPace}). */
     private final AtomicLong dueNotifications = new AtomicLong();
@@ -76,7 +66,7 @@ final class QueueRotation {
     /** The earliest next free slot the throttled groups reported during the current poll. */
     private final AtomicReference<@Nullable Duration> nextFreeSlot = new AtomicReference<>();
 
-    private final @Nullable Group unlimited;
+    private final @Nullable GroupClaim unlimited;
 
     private final AtomicInteger turn = new AtomicInteger();
 
@@ -108,15 +98,14 @@ final class QueueRotation {
                 .toList();
         this.unlimited = unlimitedQueues.isEmpty()
                 ? null
-                : limit -> claims.claimDue(workerId, unlimitedQueues, taskIds, limit, execution.leaseDuration());
+                : claims.dueClaim(workerId, unlimitedQueues, taskIds, execution.leaseDuration());
         if (unlimited != null) {
             groups.add(unlimited);
         }
         for (String queue : consumedQueues) {
             Integer concurrencyLimit = limits.get(queue);
             if (concurrencyLimit != null) {
-                groups.add(limit -> claims.claimDueWithinLimit(
-                        workerId, queue, concurrencyLimit, taskIds, limit, execution.leaseDuration()));
+                groups.add(claims.limitedClaim(workerId, queue, concurrencyLimit, taskIds, execution.leaseDuration()));
             }
         }
         for (TaskDefinition task : tasks) {
@@ -129,14 +118,13 @@ final class QueueRotation {
                         listener,
                         task.id(),
                         execution.pollInterval(),
-                        limit -> claims.throttled()
-                                .claim(
+                        claims.throttled()
+                                .claimOf(
                                         workerId,
                                         task.id(),
                                         throttle,
                                         unlimitedQueues,
                                         null,
-                                        limit,
                                         execution.leaseDuration())));
             }
             for (String queue : consumedQueues) {
@@ -146,14 +134,13 @@ final class QueueRotation {
                             listener,
                             task.id(),
                             execution.pollInterval(),
-                            limit -> claims.throttled()
-                                    .claim(
+                            claims.throttled()
+                                    .claimOf(
                                             workerId,
                                             task.id(),
                                             throttle,
                                             List.of(queue),
                                             concurrencyLimit,
-                                            limit,
                                             execution.leaseDuration())));
                 }
             }
@@ -166,7 +153,7 @@ final class QueueRotation {
      * claim that came back short it rests ({@link ThrottledPace}), still reporting when its first saturated key frees
      * a start, so that the poller wakes then.
      */
-    private Group throttled(EngineListener listener, String taskId, Duration pollInterval, ThrottledGroup group) {
+    private GroupClaim throttled(EngineListener listener, String taskId, Duration pollInterval, TaskClaim group) {
         ThrottledPace pace = new ThrottledPace(pollInterval);
         return limit -> {
             long now = System.nanoTime();
@@ -227,9 +214,9 @@ final class QueueRotation {
         int start = Math.floorMod(turn.getAndIncrement(), groupCount);
         int remaining = free;
         Throwable failure = null;
-        List<Group> tookTheirShare = new ArrayList<>();
+        List<GroupClaim> tookTheirShare = new ArrayList<>();
         for (int i = 0; i < groupCount && remaining > 0; i++) {
-            Group group = groups.get((start + i) % groupCount);
+            GroupClaim group = groups.get((start + i) % groupCount);
             int share = (remaining + groupCount - i - 1) / (groupCount - i);
             try {
                 int taken = claimInto(group, share, claimed);
@@ -241,7 +228,7 @@ final class QueueRotation {
                 failure = failure == null ? ex : failure;
             }
         }
-        for (Group group : tookTheirShare) {
+        for (GroupClaim group : tookTheirShare) {
             if (remaining == 0) {
                 break;
             }
@@ -263,7 +250,7 @@ final class QueueRotation {
         if (groups.isEmpty()) {
             return null;
         }
-        Group group = groups.get(Math.floorMod(turn.getAndIncrement(), groups.size()));
+        GroupClaim group = groups.get(Math.floorMod(turn.getAndIncrement(), groups.size()));
         List<ClaimedRun> next = group.claim(1);
         if (next.isEmpty() && group != unlimited && unlimited != null) {
             next = unlimited.claim(1);
@@ -271,7 +258,7 @@ final class QueueRotation {
         return next.isEmpty() ? null : next.get(0);
     }
 
-    private static int claimInto(Group group, int limit, Consumer<ClaimedRun> claimed) {
+    private static int claimInto(GroupClaim group, int limit, Consumer<ClaimedRun> claimed) {
         List<ClaimedRun> runs = group.claim(limit);
         runs.forEach(claimed);
         return runs.size();

@@ -1,9 +1,12 @@
 package io.runlane.internal.worker;
 
 import io.runlane.RunStatus;
+import io.runlane.internal.kernel.ArrayParameters;
 import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.lifecycle.RunRowMapper;
 import io.runlane.internal.lifecycle.TraceContextColumn;
 import java.sql.Types;
@@ -12,8 +15,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -265,6 +270,47 @@ public final class RunClaims {
             SELECT EXISTS (SELECT FROM {schema}.runs WHERE id = :runId AND environment = :environment)
             """;
 
+    /**
+     * The parameters of the claims ({@link #CLAIM}, {@link #CLAIM_WITHIN_LIMIT}), with the types they had as named
+     * parameters: the tasks' ids are a list, one position each, and the queues a {@code text[]}.
+     */
+    private static final StatementParameters CLAIM_PARAMETERS = StatementParameters.builder()
+            .add("worker", Types.VARCHAR)
+            .add("environment", Types.VARCHAR)
+            .add("taskIds", SqlTypeValue.TYPE_UNKNOWN)
+            .add("leaseMs", Types.BIGINT)
+            .add("queues", SqlTypeValue.TYPE_UNKNOWN)
+            .add("queue", Types.VARCHAR)
+            .add("concurrencyLimit", Types.INTEGER)
+            .build();
+
+    /** The most claim shapes kept made positional ({@link #statement}). */
+    private static final int MAX_SHAPES = 256;
+
+    /**
+     * What a claim's positional text depends on: the limit, the queues and tasks it names (a claim within a queue's
+     * concurrency limit names one queue, and reads per priority level as many runs as the limit makes it).
+     *
+     * @param concurrencyLimit the queue's concurrency limit, or 0 for a claim of queues without one
+     */
+    private record ClaimShape(int limit, int queues, int tasks, int concurrencyLimit) {
+
+        static ClaimShape due(int limit, int queues, int tasks) {
+            return new ClaimShape(limit, queues, tasks, 0);
+        }
+
+        static ClaimShape withinLimit(int limit, int concurrencyLimit, int tasks) {
+            return new ClaimShape(limit, 1, tasks, concurrencyLimit);
+        }
+    }
+
+    /** A claim of one group of a worker's queues, made once: claims up to {@code limit} due runs. */
+    @FunctionalInterface
+    interface GroupClaim {
+
+        List<ClaimedRun> claim(int limit);
+    }
+
     /** What a heartbeat learned about one held run. */
     public record HeldRun(UUID runId, long fencingToken, RunStatus status, boolean renewed) {}
 
@@ -300,6 +346,8 @@ public final class RunClaims {
 
     private final ThrottledClaims throttled;
 
+    private final Map<ClaimShape, PositionalStatement> statements = new ConcurrentHashMap<>();
+
     public RunClaims(JdbcClient jdbc, TransactionTemplate transactions, SqlTemplate sql, String environment) {
         this.jdbc = jdbc;
         this.transactions = ReadCommittedTransactions.of(transactions, jdbc);
@@ -325,12 +373,23 @@ public final class RunClaims {
         if (limit < 1 || queues.isEmpty() || taskIds.isEmpty()) {
             return List.of();
         }
-        MapSqlParameterSource params = claimParameters(worker, queues, taskIds, lease);
-        long sent = System.nanoTime();
-        return jdbc.sql(withLimits(claim, limit, queues.size()))
-                .paramSource(params)
-                .query(claimedAt(sent))
-                .list();
+        StatementParameters.Values values = dueClaimValues(worker, queues, taskIds, lease);
+        PositionalStatement statement = statement(ClaimShape.due(limit, queues.size(), taskIds.size()), values);
+        return ClaimStatement.send(jdbc, statement.sql(), statement.arguments(values));
+    }
+
+    /**
+     * The claim of due runs of queues without a concurrency limit for {@code worker}, made once for all its polls
+     * ({@link ClaimStatement}); it claims nothing for a limit below 1, no queue or no task.
+     */
+    GroupClaim dueClaim(String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        if (queues.isEmpty() || taskIds.isEmpty()) {
+            return limit -> List.of();
+        }
+        StatementParameters.Values values = dueClaimValues(worker, queues, taskIds, lease);
+        ClaimStatement statement = new ClaimStatement(
+                jdbc, limit -> statement(ClaimShape.due(limit, queues.size(), taskIds.size()), values), values);
+        return limit -> limit < 1 ? List.of() : statement.claim(limit);
     }
 
     /** Claims up to {@code limit} due runs of one queue, never exceeding its concurrency limit (S-QC-2, S-QC-3). */
@@ -339,24 +398,43 @@ public final class RunClaims {
         if (limit < 1 || taskIds.isEmpty()) {
             return List.of();
         }
-        MapSqlParameterSource params = common(worker, taskIds, lease)
-                .addValue("queue", queue, Types.VARCHAR)
-                .addValue("queues", new SqlArrayValue("text", queue))
-                .addValue("concurrencyLimit", concurrencyLimit, Types.INTEGER)
-                .addValue("lockKey", "runlane:" + schema + ":" + environment + ":" + queue, Types.VARCHAR);
+        StatementParameters.Values values = limitedClaimValues(worker, queue, concurrencyLimit, taskIds, lease);
+        PositionalStatement statement =
+                statement(ClaimShape.withinLimit(limit, concurrencyLimit, taskIds.size()), values);
+        ClaimLock lock = new ClaimLock(jdbc, queueLockKey(queue));
         return transactions.execute(status -> {
-            jdbc.sql(LOCK_FOR_CLAIM)
-                    .paramSource(params)
-                    .query((rs, rowNum) -> 1)
-                    .list();
-            String statement = withLimits(claimWithinLimit, limit, 1)
-                    .replace("{scan}", Integer.toString(scan(limit, concurrencyLimit)));
-            long sent = System.nanoTime();
-            return jdbc.sql(statement)
-                    .paramSource(params)
-                    .query(claimedAt(sent))
-                    .list();
+            lock.take();
+            return ClaimStatement.send(jdbc, statement.sql(), statement.arguments(values));
         });
+    }
+
+    /**
+     * The claim of due runs of {@code queue}, within its concurrency limit, for {@code worker}, made once for all its
+     * polls: in a transaction, under the queue's advisory lock ({@link ClaimLock}), the statement for the limit ({@link
+     * ClaimStatement}); it claims nothing for a limit below 1 or no task.
+     */
+    GroupClaim limitedClaim(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, Duration lease) {
+        if (taskIds.isEmpty()) {
+            return limit -> List.of();
+        }
+        StatementParameters.Values values = limitedClaimValues(worker, queue, concurrencyLimit, taskIds, lease);
+        ClaimLock lock = new ClaimLock(jdbc, queueLockKey(queue));
+        ClaimStatement statement = new ClaimStatement(
+                jdbc,
+                limit -> statement(ClaimShape.withinLimit(limit, concurrencyLimit, taskIds.size()), values),
+                values);
+        return limit -> limit < 1
+                ? List.of()
+                : transactions.execute(status -> {
+                    lock.take();
+                    return statement.claim(limit);
+                });
+    }
+
+    /** The advisory lock key of a limited queue's claims, which throttled claims of its runs take too (S-QC-2). */
+    String queueLockKey(String queue) {
+        return "runlane:" + schema + ":" + environment + ":" + queue;
     }
 
     /**
@@ -443,17 +521,46 @@ public final class RunClaims {
         return statement.replace("{limit}", Integer.toString(limit)).replace("{queues}", Integer.toString(queues));
     }
 
-    /** The parameters of {@link #CLAIMED_CTES} and {@link #CANDIDATES}. */
-    private MapSqlParameterSource claimParameters(
-            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
-        return common(worker, taskIds, lease).addValue("queues", new SqlArrayValue("text", queues.toArray()));
+    /**
+     * A claim's text made positional: the text depends on the statement, its limit and the number of queues and tasks
+     * it names, not on their values, so the workers' claims and the calls of {@link #claimDue} share it. At most
+     * {@value #MAX_SHAPES} shapes are kept; more are made afresh on each call.
+     */
+    private PositionalStatement statement(ClaimShape shape, StatementParameters.Values values) {
+        PositionalStatement statement = statements.get(shape);
+        if (statement == null) {
+            String text = shape.concurrencyLimit() == 0
+                    ? withLimits(claim, shape.limit(), shape.queues())
+                    : withLimits(claimWithinLimit, shape.limit(), 1)
+                            .replace("{scan}", Integer.toString(scan(shape.limit(), shape.concurrencyLimit())));
+            statement = PositionalStatement.forValues(text, values);
+            if (statements.size() < MAX_SHAPES) {
+                statements.put(shape, statement);
+            }
+        }
+        return statement;
     }
 
-    private MapSqlParameterSource common(String worker, Collection<String> taskIds, Duration lease) {
-        return new MapSqlParameterSource()
-                .addValue("worker", worker, Types.VARCHAR)
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("taskIds", taskIds)
-                .addValue("leaseMs", lease.toMillis(), Types.BIGINT);
+    private StatementParameters.Values dueClaimValues(
+            String worker, Collection<String> queues, Collection<String> taskIds, Duration lease) {
+        return claimValues(worker, taskIds, lease).set("queues", ArrayParameters.texts(queues));
+    }
+
+    private StatementParameters.Values limitedClaimValues(
+            String worker, String queue, int concurrencyLimit, Collection<String> taskIds, Duration lease) {
+        return claimValues(worker, taskIds, lease)
+                .set("queue", queue)
+                .set("queues", ArrayParameters.texts(List.of(queue)))
+                .set("concurrencyLimit", concurrencyLimit);
+    }
+
+    /** The values of {@link #CLAIM_PARAMETERS} common to every claim of {@code worker}. */
+    private StatementParameters.Values claimValues(String worker, Collection<String> taskIds, Duration lease) {
+        return CLAIM_PARAMETERS
+                .values()
+                .set("worker", worker)
+                .set("environment", environment)
+                .set("taskIds", List.copyOf(taskIds))
+                .set("leaseMs", lease.toMillis());
     }
 }

@@ -1,8 +1,11 @@
 package io.runlane.internal.worker;
 
+import io.runlane.internal.kernel.ArrayParameters;
 import io.runlane.internal.kernel.ClaimedRun;
+import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.ReadCommittedTransactions;
 import io.runlane.internal.kernel.SqlTemplate;
+import io.runlane.internal.kernel.StatementParameters;
 import io.runlane.internal.registry.ThrottlePolicy;
 import java.sql.Types;
 import java.time.Duration;
@@ -10,7 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -211,6 +214,29 @@ final class ThrottledClaims {
             """.formatted(RunClaims.WAITING);
 
     /**
+     * The parameters of the claims and of {@link #SATURATED}, with the types they had as named parameters: the queues
+     * are a {@code text[]}.
+     */
+    private static final StatementParameters PARAMETERS = StatementParameters.builder()
+            .add("worker", Types.VARCHAR)
+            .add("environment", Types.VARCHAR)
+            .add("leaseMs", Types.BIGINT)
+            .add("taskId", Types.VARCHAR)
+            .add("queues", SqlTypeValue.TYPE_UNKNOWN)
+            .add("limited", Types.BOOLEAN)
+            .add("concurrencyLimit", Types.INTEGER)
+            .add("throttle", Types.INTEGER)
+            .add("periodMs", Types.BIGINT)
+            .build();
+
+    /** A throttled task's claim of one group of queues, made once: claims up to {@code limit} due runs. */
+    @FunctionalInterface
+    interface TaskClaim {
+
+        Claim claim(int limit);
+    }
+
+    /**
      * What one throttled claim took, how many throttle keys were at their limit after it and when the first of them
      * gains a start.
      *
@@ -275,64 +301,86 @@ final class ThrottledClaims {
             @Nullable Integer concurrencyLimit,
             int limit,
             Duration lease) {
-        if (limit < 1 || queues.isEmpty()) {
-            return new Claim(List.of(), 0, null);
+        return claimOf(worker, taskId, throttle, queues, concurrencyLimit, lease)
+                .claim(limit);
+    }
+
+    /**
+     * The claim of {@link #claim} for one task and group of queues, made once for all of a worker's polls: its locks,
+     * statements and values ({@link ClaimLock}, {@link ClaimStatement}).
+     */
+    TaskClaim claimOf(
+            String worker,
+            String taskId,
+            ThrottlePolicy throttle,
+            Collection<String> queues,
+            @Nullable Integer concurrencyLimit,
+            Duration lease) {
+        if (queues.isEmpty()) {
+            return limit -> new Claim(List.of(), 0, null);
         }
-        MapSqlParameterSource params = new MapSqlParameterSource()
-                .addValue("worker", worker, Types.VARCHAR)
-                .addValue("environment", environment, Types.VARCHAR)
-                .addValue("leaseMs", lease.toMillis(), Types.BIGINT)
-                .addValue("taskId", taskId, Types.VARCHAR)
-                .addValue("queues", new SqlArrayValue("text", queues.toArray()))
-                .addValue("limited", concurrencyLimit != null, Types.BOOLEAN)
-                .addValue(
-                        "concurrencyLimit",
-                        concurrencyLimit == null ? Integer.MAX_VALUE : concurrencyLimit,
-                        Types.INTEGER)
-                .addValue("throttle", throttle.limit(), Types.INTEGER)
-                .addValue("periodMs", throttle.period().toMillis(), Types.BIGINT);
-        return transactions.execute(status -> {
-            if (concurrencyLimit != null) {
-                lock("runlane:" + schema + ":" + environment + ":"
-                        + queues.iterator().next());
-            }
-            lock("runlane-throttle:" + schema + ":" + environment + ":" + taskId);
-            List<ClaimedRun> oldest = claim(claim, params, limit);
-            if (oldest.size() == limit) {
-                return new Claim(oldest, 0, null);
-            }
-            Claim partial = saturation(oldest, params);
-            if (partial.saturatedKeys() == 0 && concurrencyLimit == null) {
-                return partial; // no key at a limit could have hidden due runs from the window
-            }
-            List<ClaimedRun> behind = claim(claimByKey, params, limit - oldest.size());
-            if (behind.isEmpty()) {
-                return partial;
-            }
-            List<ClaimedRun> runs =
-                    Stream.concat(oldest.stream(), behind.stream()).toList();
-            return runs.size() == limit ? new Claim(runs, 0, null) : saturation(runs, params);
-        });
+        StatementParameters.Values values = PARAMETERS
+                .values()
+                .set("worker", worker)
+                .set("environment", environment)
+                .set("leaseMs", lease.toMillis())
+                .set("taskId", taskId)
+                .set("queues", ArrayParameters.texts(queues))
+                .set("limited", concurrencyLimit != null)
+                .set("concurrencyLimit", concurrencyLimit == null ? Integer.MAX_VALUE : concurrencyLimit)
+                .set("throttle", throttle.limit())
+                .set("periodMs", throttle.period().toMillis());
+        @Nullable
+        ClaimLock queueLock = concurrencyLimit == null
+                ? null
+                : new ClaimLock(
+                        jdbc,
+                        "runlane:" + schema + ":" + environment + ":"
+                                + queues.iterator().next());
+        ClaimLock throttleLock = new ClaimLock(jdbc, "runlane-throttle:" + schema + ":" + environment + ":" + taskId);
+        ClaimStatement oldest = new ClaimStatement(
+                jdbc, limit -> PositionalStatement.forValues(withLimit(claim, limit), values), values);
+        ClaimStatement byKey = new ClaimStatement(
+                jdbc, limit -> PositionalStatement.forValues(withLimit(claimByKey, limit), values), values);
+        PositionalStatement saturation = PositionalStatement.forValues(saturated, values);
+        Object[] saturationArguments = saturation.arguments(values);
+        return limit -> limit < 1
+                ? new Claim(List.of(), 0, null)
+                : transactions.execute(status -> {
+                    if (queueLock != null) {
+                        queueLock.take();
+                    }
+                    throttleLock.take();
+                    List<ClaimedRun> first = oldest.claim(limit);
+                    if (first.size() == limit) {
+                        return new Claim(first, 0, null);
+                    }
+                    Claim partial = saturation(first, saturation.sql(), saturationArguments);
+                    if (partial.saturatedKeys() == 0 && concurrencyLimit == null) {
+                        return partial; // no key at a limit could have hidden due runs from the window
+                    }
+                    List<ClaimedRun> behind = byKey.claim(limit - first.size());
+                    if (behind.isEmpty()) {
+                        return partial;
+                    }
+                    List<ClaimedRun> runs =
+                            Stream.concat(first.stream(), behind.stream()).toList();
+                    return runs.size() == limit
+                            ? new Claim(runs, 0, null)
+                            : saturation(runs, saturation.sql(), saturationArguments);
+                });
     }
 
     /** A claim that took fewer than it asked: {@code runs}, with the keys at their throttle and the next free start. */
-    private Claim saturation(List<ClaimedRun> runs, MapSqlParameterSource params) {
-        return jdbc.sql(saturated)
-                .paramSource(params)
+    private Claim saturation(List<ClaimedRun> runs, String statement, Object[] arguments) {
+        return jdbc.sql(statement)
+                .params(arguments)
                 .query((rs, rowNum) -> {
                     long freeInMs = rs.getLong("free_in_ms");
                     Duration free = rs.wasNull() ? null : Duration.ofMillis(Math.max(1, freeInMs));
                     return new Claim(runs, rs.getInt("keys"), free);
                 })
                 .single();
-    }
-
-    private List<ClaimedRun> claim(String statement, MapSqlParameterSource params, int limit) {
-        long sent = System.nanoTime();
-        return jdbc.sql(withLimit(statement, limit))
-                .paramSource(params)
-                .query(RunClaims.claimedAt(sent))
-                .list();
     }
 
     /** The claim statement of the oldest due runs for {@code limit} runs, for tests of its plan. */
@@ -348,12 +396,5 @@ final class ThrottledClaims {
     /** Writes a claim's limit, and how many due runs each priority level may read, into its text. */
     private static String withLimit(String statement, int limit) {
         return statement.replace("{limit}", Integer.toString(limit)).replace("{scan}", Integer.toString(limit * 10));
-    }
-
-    private void lock(String key) {
-        jdbc.sql(RunClaims.LOCK_FOR_CLAIM)
-                .param("lockKey", key)
-                .query((rs, rowNum) -> 1)
-                .list();
     }
 }
