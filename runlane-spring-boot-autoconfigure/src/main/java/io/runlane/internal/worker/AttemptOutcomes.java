@@ -24,8 +24,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class AttemptOutcomes {
 
     /** Handler returned: the batch completion's statement for one attempt ({@link BatchCompletions}). */
-    private static final String COMPLETE =
-            TransitionSql.transition(BatchCompletions.COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL");
+    private static final String COMPLETE = BatchCompletions.held(
+            TransitionSql.transition(BatchCompletions.COMPLETED_RUNS, TransitionSql.EVENT_BY_STATUS, "NULL"), "1");
 
     /** S-EX-6: the same run waits again without spending retry budget; a requested cancellation wins. */
     private static final String RELEASE = TransitionSql.parking(

@@ -31,6 +31,12 @@ public final class BatchCompletions {
      * The {@code changed} CTE of a completion: the held attempts among {@code :ids} and {@code :tokens} end {@code
      * SUCCEEDED} with their result (S-RS-1), or {@code CANCELLED} when cancellation had been requested (S-CA-2). Also used for one attempt by
      * {@link AttemptOutcomes#completeIfHeld}.
+     *
+     * <p>{@code {held}} limits the attempts to their number when there are few ({@link #statementFor}): PostgreSQL
+     * estimates {@code unnest} over bound arrays at 10 rows whatever their length, so for a batch of one or two the
+     * generic plan looked dearer than a custom one and the statement was planned on nearly every execution (a worker
+     * completing runs one or two at a time, as under a steady load of runs started on their trigger, planned it for
+     * 0.3 ms per run). Above 10 the generic estimate is the lower one, and the statement is limited to nothing.
      */
     static final String COMPLETED_RUNS = """
             UPDATE {schema}.runs r
@@ -38,7 +44,7 @@ public final class BatchCompletions {
                 result = CASE WHEN r.status = 'RUNNING' THEN cast(held.result AS jsonb) END,
                 finished_at = statement_timestamp(), updated_at = statement_timestamp(),
                 lease_owner = NULL, lease_expires_at = NULL, last_event_seq = r.last_event_seq + 1
-            FROM unnest(:ids, :tokens, :results) AS held(id, token, result)
+            FROM (SELECT * FROM unnest(:ids, :tokens, :results) LIMIT {held}) AS held(id, token, result)
             WHERE r.id = held.id AND r.fencing_token = held.token AND r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
             RETURNING r.*""";
 
@@ -66,13 +72,31 @@ public final class BatchCompletions {
             .add("results", SqlTypeValue.TYPE_UNKNOWN)
             .build();
 
+    /** The largest batch that gets a statement limited to its own size; larger ones share one. */
+    private static final int EXACT_SIZES = 10;
+
     private final JdbcClient jdbc;
 
-    private final PositionalStatement statement;
+    /** The statement for a batch of {@code n} attempts at {@code n - 1} up to {@link #EXACT_SIZES}, then the shared. */
+    private final PositionalStatement[] statements = new PositionalStatement[EXACT_SIZES + 1];
 
     public BatchCompletions(JdbcClient jdbc, SqlTemplate sql) {
         this.jdbc = jdbc;
-        this.statement = PositionalStatement.of(sql.format(COMPLETE_ALL), PARAMETERS);
+        String statement = sql.format(COMPLETE_ALL);
+        for (int size = 1; size <= EXACT_SIZES; size++) {
+            statements[size - 1] = PositionalStatement.of(held(statement, Integer.toString(size)), PARAMETERS);
+        }
+        statements[EXACT_SIZES] = PositionalStatement.of(held(statement, "ALL"), PARAMETERS);
+    }
+
+    /** {@link #COMPLETED_RUNS} in {@code statement} limited to {@code limit} attempts. */
+    static String held(String statement, String limit) {
+        return statement.replace("{held}", limit);
+    }
+
+    /** The statement for a batch of {@code size} attempts; see {@link #COMPLETED_RUNS}. */
+    private PositionalStatement statementFor(int size) {
+        return statements[Math.min(size, EXACT_SIZES + 1) - 1];
     }
 
     /**
@@ -82,6 +106,7 @@ public final class BatchCompletions {
     public Map<UUID, RunStatus> complete(List<HeldAttempt> attempts, String worker) {
         StatementParameters.Values values = values(attempts, worker);
         Map<UUID, RunStatus> completed = new HashMap<>();
+        PositionalStatement statement = statementFor(attempts.size());
         jdbc.sql(statement.sql()).params(statement.arguments(values)).query(rs -> {
             completed.put(rs.getObject("id", UUID.class), RunStatus.valueOf(rs.getString("status")));
         });

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -147,15 +149,16 @@ class ClaimPlanCacheIntegrationTests {
         });
     }
 
-    @Test
-    @DisplayName("S-EX-3, S-RL-2: completing a batch of claimed runs keeps one generic plan")
-    void completionIsPlannedOnce() {
+    @ParameterizedTest(name = "batches of {0}")
+    @ValueSource(ints = {1, 2, 8})
+    @DisplayName("S-EX-3, S-RL-2: completing batches of claimed runs, one at a time too, keeps one generic plan")
+    void completionIsPlannedOnce(int size) {
         List<List<ClaimedRun>> batches = new ArrayList<>();
         for (int i = 0; i < EXECUTIONS; i++) {
-            batches.add(claims.claimDue("w-4", List.of("default"), TASKS, 8, LEASE));
+            batches.add(claims.claimDue("w-4", List.of("default"), TASKS, size, LEASE));
         }
         List<Map<?, ?>> answers = new ArrayList<>();
-        assertPlannedOnce("WITH changed AS", () -> {
+        assertPlannedOnce("LIMIT " + size + ") AS held", () -> {
             List<ClaimedRun> batch = batches.remove(0);
             answers.add(completions.complete(
                     batch.stream()
@@ -165,7 +168,7 @@ class ClaimPlanCacheIntegrationTests {
                     "w-4"));
             return batch;
         });
-        assertThat(answers).allSatisfy(completed -> assertThat(completed).hasSize(8));
+        assertThat(answers).allSatisfy(completed -> assertThat(completed).hasSize(size));
     }
 
     /**
