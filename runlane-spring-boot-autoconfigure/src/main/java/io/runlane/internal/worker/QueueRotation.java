@@ -242,6 +242,15 @@ final class QueueRotation {
     }
 
     /**
+     * Whether every group is the queues without a concurrency limit: no queue's capacity and no throttle key's window
+     * can free up when an attempt ends, so a poll that found fewer due runs than it asked for stays true until runs
+     * are triggered, woken or come due.
+     */
+    boolean onlyUnlimitedQueues() {
+        return groups.size() == 1 && groups.get(0) == unlimited;
+    }
+
+    /**
      * Claims one run for a slot that just finished: from the next group in turn, else from the unlimited queues.
      * Called inside the transaction that records the slot's previous outcome.
      */

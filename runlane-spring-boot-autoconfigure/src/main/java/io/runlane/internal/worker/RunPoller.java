@@ -21,7 +21,10 @@ import org.jspecify.annotations.Nullable;
  * are claimed many per statement; otherwise it waits for the next jittered poll interval, a wake-up from {@link
  * WakeUpListener} (a run was triggered), or a slot freed by a finished attempt; when a throttle key was at its
  * limit, at the latest when its window frees a start (S-TH-2), so a saturated key neither spins the poller nor waits
- * a whole poll interval past its window.
+ * a whole poll interval past its window. A claim that found fewer due runs than it asked for, of queues without a
+ * concurrency limit only, is not repeated for a freed slot: no run became due by it, and with runs started on their
+ * trigger (S-EX-36), which notify nobody, such claims found nothing almost every time; the poller waits for a
+ * notification of due runs or the poll interval instead (S-EX-37).
  *
  * <p>The loop body catches everything, so only the worker's stop ends it; a failed claim backs off as the {@link
  * DatabaseOutage} says, and the first claim after an outage has the heartbeats reconcile the worker's leases.
@@ -94,6 +97,7 @@ final class RunPoller {
     void pollUntilStopped() {
         while (state.isRunning()) {
             boolean tookAll = false;
+            boolean foundTooFew = false;
             boolean ahead = false;
             @Nullable Duration throttledUntil = null;
             @Nullable Duration backoff = null;
@@ -109,6 +113,7 @@ final class RunPoller {
                     pace.claimTook(System.nanoTime() - began);
                 }
                 tookAll = capacity > 0 && poll.claimed() == capacity;
+                foundTooFew = capacity > 0 && poll.claimed() < capacity && poll.failure() == null;
                 throttledUntil = poll.nextFreeSlot();
                 lastPollFailure = poll.failure();
                 if (poll.failure() == null) {
@@ -132,7 +137,12 @@ final class RunPoller {
                 awaitFullCapacity(ahead);
             } else {
                 Duration wait = jittered(pollInterval);
-                state.awaitWakeUp(throttledUntil != null && throttledUntil.compareTo(wait) < 0 ? throttledUntil : wait);
+                Duration until = throttledUntil != null && throttledUntil.compareTo(wait) < 0 ? throttledUntil : wait;
+                if (foundTooFew && rotation.onlyUnlimitedQueues()) {
+                    state.awaitDueRuns(until);
+                } else {
+                    state.awaitWakeUp(until);
+                }
             }
         }
     }

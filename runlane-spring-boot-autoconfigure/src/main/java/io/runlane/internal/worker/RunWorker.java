@@ -279,7 +279,7 @@ public final class RunWorker implements SmartLifecycle {
     /** Wakes the polling thread: a run may be due, so throttled tasks at rest claim again (S-TH-2). */
     public void wake() {
         rotation.dueRunsNotified();
-        state.wake();
+        state.wakeForDueRuns();
     }
 
     /**

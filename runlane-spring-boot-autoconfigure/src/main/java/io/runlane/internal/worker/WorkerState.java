@@ -21,6 +21,9 @@ final class WorkerState {
 
     private boolean signalled;
 
+    /** A wake-up saying runs may be due (a trigger, a notification) or the worker stops, not only that a slot freed. */
+    private boolean dueSignalled;
+
     private volatile boolean running;
 
     /** Whether the worker runs: started and not stopped since. */
@@ -60,20 +63,38 @@ final class WorkerState {
         }
     }
 
-    /** Wakes the polling thread: a run may be due, a slot freed up, or the worker stops. */
+    /** Wakes the polling thread: a slot freed up. */
     void wake() {
+        signal(false);
+    }
+
+    /** Wakes the polling thread: a run may be due, or the worker stops. */
+    void wakeForDueRuns() {
+        signal(true);
+    }
+
+    private void signal(boolean due) {
         lock.lock();
         try {
             signalled = true;
+            dueSignalled |= due;
             wakeUp.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
-    /** Waits for a wake-up, at most {@code timeout}, or until the worker stops. */
+    /** Waits for any wake-up, at most {@code timeout}, or until the worker stops. */
     void awaitWakeUp(Duration timeout) {
         awaitUntil(() -> signalled, timeout);
+    }
+
+    /**
+     * Waits for a wake-up saying runs may be due ({@link #wakeForDueRuns}), at most {@code timeout}, or until the worker
+     * stops; slots that free up meanwhile do not end the wait.
+     */
+    void awaitDueRuns(Duration timeout) {
+        awaitUntil(() -> dueSignalled, timeout);
     }
 
     /** Waits for wake-ups until {@code done} holds (checked under the lock), the timeout passes or the worker stops. */
@@ -85,6 +106,7 @@ final class WorkerState {
                 nanos = wakeUp.awaitNanos(nanos);
             }
             signalled = false;
+            dueSignalled = false;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             running = false;
