@@ -35,8 +35,9 @@ import tools.jackson.databind.JsonNode;
  *       every execution of a deterministic handler gives each call the same identity (S-ST-2);
  *   <li>returns the recorded result when the step completed before, converted with the application's JSON mapper
  *       (a result that no longer converts fails the run: {@code step_result_incompatible}, S-ST-4);
- *   <li>otherwise runs the step and records its result fenced by the claim ({@link StepStore}); a recording that
- *       finds the attempt fenced out ends the attempt ({@link AttemptFencedOut}).
+ *   <li>otherwise runs the step and records its result fenced by the claim ({@link StepStore}), with the steps other
+ *       attempts record at the same moment ({@link StepRecorder}, S-ST-16); a recording that finds the attempt fenced
+ *       out ends the attempt ({@link AttemptFencedOut}).
  * </ol>
  *
  * A sleep is a step whose result is its wake-up time (database clock); an await records its deadline the same way
@@ -52,6 +53,8 @@ public final class AttemptSteps {
     static final String AWAIT_PREFIX = "awaitResult.";
 
     private final StepStore store;
+
+    private final StepRecorder recorder;
 
     private final TransactionalSteps transactional;
 
@@ -84,8 +87,9 @@ public final class AttemptSteps {
      * @param firstAttempt whether no step can precede this attempt (a run's first attempt, unless the run is a fork,
      *     S-RV-3): its steps skip the read of earlier results
      */
-    public AttemptSteps(
+    AttemptSteps(
             StepStore store,
+            StepRecorder recorder,
             TransactionalSteps transactional,
             SignalInbox signals,
             RunReads reads,
@@ -96,6 +100,7 @@ public final class AttemptSteps {
             boolean firstAttempt) {
         this.recordedBefore = firstAttempt ? Map.of() : null;
         this.store = store;
+        this.recorder = recorder;
         this.transactional = transactional;
         this.signals = signals;
         this.reads = reads;
@@ -335,7 +340,7 @@ public final class AttemptSteps {
 
     private @Nullable String recordJson(String name, int occurrence, @Nullable String json) {
         String stepId = StepIds.stepId(runId, name, occurrence);
-        if (store.recordIfHeld(runId, token, worker, name, occurrence, stepId, json)) {
+        if (recorder.recordIfHeld(new StepRecord(runId, token, worker, name, occurrence, stepId, json))) {
             return json;
         }
         Optional<StepStore.StoredResult> winner = store.find(runId, name, occurrence);

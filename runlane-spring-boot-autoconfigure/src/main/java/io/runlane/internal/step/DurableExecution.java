@@ -9,11 +9,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * What the worker needs for durable execution: the steps of each attempt, parking runs that wait, and the codec
- * that stores task results. One per engine.
+ * that stores task results. One per engine, with the one {@link StepRecorder} that groups the steps its attempts
+ * record at the same moment (S-ST-16).
  */
 public final class DurableExecution {
 
     private final StepStore steps;
+
+    private final StepRecorder recorder;
 
     private final RunReads reads;
 
@@ -39,6 +42,7 @@ public final class DurableExecution {
         this.transactions = transactions;
         this.signals = signals;
         this.steps = steps;
+        this.recorder = new StepRecorder(steps);
         this.reads = reads;
         this.codec = codec;
         this.parking = parking;
@@ -51,6 +55,7 @@ public final class DurableExecution {
     public AttemptSteps open(ClaimedRun claimed, String worker) {
         return new AttemptSteps(
                 steps,
+                recorder,
                 new TransactionalSteps(steps, transactions),
                 signals,
                 reads,

@@ -6,10 +6,12 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -33,7 +35,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * </ol>
  *
  * A recording that wrote nothing was either fenced out, or found the step already recorded; the caller tells them
- * apart by reading the step.
+ * apart by reading the step. Steps that attempts record at the same moment may be recorded by one statement that does
+ * the same for each of them ({@link #recordAllIfHeld}, S-ST-16).
  */
 public final class StepStore {
 
@@ -52,7 +55,7 @@ public final class StepStore {
             WITH held AS (
                 SELECT id FROM {schema}.runs
                 WHERE id = :runId AND fencing_token = :token AND status IN ('RUNNING', 'CANCELLATION_REQUESTED')
-                FOR NO KEY UPDATE
+                FOR NO KEY UPDATE%s
             ), recorded AS (
                 INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
                 SELECT id, :name, :occurrence, :stepId, cast(:result AS jsonb), statement_timestamp() FROM held
@@ -67,6 +70,48 @@ public final class StepStore {
                 SELECT id, last_event_seq, 'STEP_COMPLETED', status, statement_timestamp(), :actor, :detail FROM bumped
             )
             SELECT count(*) FROM recorded
+            """;
+
+    /**
+     * S-ST-16: records a group of steps of concurrent attempts in one statement, alone in auto-commit, each step exactly
+     * as {@link #RECORD} records one. A run whose row another transaction has locked is skipped rather than waited for
+     * ({@code SKIP LOCKED}), so one attempt's lock never holds up the others' steps; its step, like one fenced out or
+     * recorded before, is not among the returned positions, and its caller records it alone. Steps of one attempt are
+     * recorded one at a time (S-ST-5), so each recorded row is one caller's; should a group hold several steps of one
+     * run, their events are numbered in the group's order, and the run's sequence stays gap-free either way (S-RL-2).
+     */
+    private static final String RECORD_GROUP = """
+            WITH input AS (
+                SELECT * FROM unnest(cast(:runIds AS uuid[]), cast(:tokens AS bigint[]), cast(:actors AS text[]),
+                                     cast(:names AS text[]), cast(:occurrences AS integer[]), cast(:stepIds AS text[]),
+                                     cast(:results AS text[]))
+                    WITH ORDINALITY AS i(run_id, token, actor, name, occurrence, step_id, result, ord)
+                LIMIT %d
+            ), held AS (
+                SELECT i.* FROM input i
+                JOIN {schema}.runs r ON r.id = i.run_id AND r.fencing_token = i.token
+                WHERE r.status IN ('RUNNING', 'CANCELLATION_REQUESTED')
+                FOR NO KEY UPDATE OF r SKIP LOCKED
+            ), recorded AS (
+                INSERT INTO {schema}.run_steps (run_id, name, occurrence, step_id, result, completed_at)
+                SELECT run_id, name, occurrence, step_id, cast(result AS jsonb), statement_timestamp() FROM held
+                ON CONFLICT DO NOTHING
+                RETURNING run_id, name, occurrence
+            ), numbered AS (
+                SELECT held.*, row_number() OVER (PARTITION BY held.run_id ORDER BY held.ord) AS nth,
+                       count(*) OVER (PARTITION BY held.run_id) AS steps
+                FROM recorded JOIN held USING (run_id, name, occurrence)
+            ), bumped AS (
+                UPDATE {schema}.runs r SET last_event_seq = r.last_event_seq + n.steps
+                FROM (SELECT DISTINCT run_id, steps FROM numbered) n WHERE r.id = n.run_id
+                RETURNING r.id, r.last_event_seq - n.steps AS seq_before, r.status
+            ), recorded_event AS (
+                INSERT INTO {schema}.run_events (run_id, seq, type, status, created_at, actor, detail)
+                SELECT b.id, b.seq_before + n.nth, 'STEP_COMPLETED', b.status, statement_timestamp(), n.actor,
+                       n.name || ' #' || n.occurrence
+                FROM bumped b JOIN numbered n ON n.run_id = b.id
+            )
+            SELECT ord FROM numbered
             """;
 
     /**
@@ -117,6 +162,9 @@ public final class StepStore {
 
     private static final String NOW = "SELECT statement_timestamp()";
 
+    /** The most steps {@link #recordAllIfHeld} records in one statement. */
+    static final int MAX_GROUP = 64;
+
     /** A recorded step's result as JSON text; {@code null} for a step without a result. */
     public record StoredResult(@Nullable String json) {}
 
@@ -125,6 +173,11 @@ public final class StepStore {
     private final String find;
 
     private final String record;
+
+    private final String recordUnlocked;
+
+    /** {@link #RECORD_GROUP} by group size: the size written into its text, so that it keeps a generic plan. */
+    private final String[] recordGroup;
 
     private final String list;
 
@@ -137,7 +190,12 @@ public final class StepStore {
     public StepStore(JdbcClient jdbc, SqlTemplate sql) {
         this.jdbc = jdbc;
         this.find = sql.format(FIND);
-        this.record = sql.format(RECORD);
+        this.record = sql.format(RECORD.formatted(""));
+        this.recordUnlocked = sql.format(RECORD.formatted(" SKIP LOCKED"));
+        this.recordGroup = new String[MAX_GROUP + 1];
+        for (int size = 1; size <= MAX_GROUP; size++) {
+            this.recordGroup[size] = sql.format(RECORD_GROUP.formatted(size));
+        }
         this.list = sql.format(LIST);
         this.lock = sql.format(LOCK);
         this.results = sql.format(RESULTS);
@@ -176,13 +234,70 @@ public final class StepStore {
      */
     public boolean recordIfHeld(
             UUID runId, long token, String actor, String name, int occurrence, String stepId, @Nullable String json) {
-        MapSqlParameterSource params = step(runId, name, occurrence)
-                .addValue("token", token, Types.BIGINT)
-                .addValue("actor", actor, Types.VARCHAR)
-                .addValue("stepId", stepId, Types.VARCHAR)
-                .addValue("result", json, Types.VARCHAR)
-                .addValue("detail", name + " #" + occurrence, Types.VARCHAR);
-        return jdbc.sql(record).paramSource(params).query(Long.class).single() == 1;
+        return recordIfHeld(new StepRecord(runId, token, actor, name, occurrence, stepId, json));
+    }
+
+    /** {@link #recordIfHeld(UUID, long, String, String, int, String, String)} for {@code step}. */
+    boolean recordIfHeld(StepRecord step) {
+        return record(record, step);
+    }
+
+    /**
+     * Records {@code step} as {@link #recordIfHeld(StepRecord)} does, unless another transaction has locked its run's
+     * row: then it records nothing rather than wait (S-ST-16), as when the step was fenced out or recorded before.
+     */
+    boolean recordIfHeldAndUnlocked(StepRecord step) {
+        return record(recordUnlocked, step);
+    }
+
+    private boolean record(String statement, StepRecord step) {
+        MapSqlParameterSource params = step(step.runId(), step.name(), step.occurrence())
+                .addValue("token", step.token(), Types.BIGINT)
+                .addValue("actor", step.actor(), Types.VARCHAR)
+                .addValue("stepId", step.stepId(), Types.VARCHAR)
+                .addValue("result", step.json(), Types.VARCHAR)
+                .addValue("detail", step.name() + " #" + step.occurrence(), Types.VARCHAR);
+        return jdbc.sql(statement).paramSource(params).query(Long.class).single() == 1;
+    }
+
+    /**
+     * Records a group of at most {@link #MAX_GROUP} steps in one statement and one commit, alone in auto-commit
+     * (S-ST-16). Returns the positions in {@code steps} of those this call recorded; any other was fenced out,
+     * recorded before, or its run's row was locked by another transaction, and its caller records it alone to tell.
+     */
+    Set<Integer> recordAllIfHeld(List<StepRecord> steps) {
+        int size = steps.size();
+        String[] runIds = new String[size];
+        Long[] tokens = new Long[size];
+        String[] actors = new String[size];
+        String[] names = new String[size];
+        Integer[] occurrences = new Integer[size];
+        String[] stepIds = new String[size];
+        String[] results = new String[size];
+        for (int i = 0; i < size; i++) {
+            StepRecord step = steps.get(i);
+            runIds[i] = step.runId().toString();
+            tokens[i] = step.token();
+            actors[i] = step.actor();
+            names[i] = step.name();
+            occurrences[i] = step.occurrence();
+            stepIds[i] = step.stepId();
+            results[i] = step.json();
+        }
+        Set<Integer> recorded = new HashSet<>();
+        jdbc.sql(recordGroup[size])
+                .paramSource(new MapSqlParameterSource()
+                        .addValue("runIds", runIds)
+                        .addValue("tokens", tokens)
+                        .addValue("actors", actors)
+                        .addValue("names", names)
+                        .addValue("occurrences", occurrences)
+                        .addValue("stepIds", stepIds)
+                        .addValue("results", results))
+                .query(rs -> {
+                    recorded.add(rs.getInt("ord") - 1);
+                });
+        return recorded;
     }
 
     /**
