@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -14,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Group commit for writes that run alone in auto-commit: concurrent callers' items are written by one statement and one
  * commit instead of one each, as PostgreSQL's own group commit shares one WAL flush between transactions. Every caller
- * still returns only once its own item is committed, with its own answer. The steps' group commit (S-ST-16) is one;
- * the triggers' (S-TR-13) follows the same design.
+ * still returns only once its own item is committed, with its own answer. The triggers' group commit (S-TR-13) and
+ * the steps' (S-ST-16) are two, each with its own {@link Limits}.
  *
  * <p>There is no timer and no lingering: a caller that finds one of the {@link Limits#lanes lanes} free leads, taking
  * every item queued so far (its own included); callers that arrive while every lane is taken queue up, and the leader
@@ -66,6 +67,12 @@ public final class GroupCommit<I, A> {
         List<@Nullable A> write(List<I> items);
     }
 
+    /**
+     * How long a waiting caller sleeps at most before it looks at its item again: it is woken when its item is settled
+     * or when it may lead, and this only bounds the cost of a wake-up that never came.
+     */
+    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private final Limits limits;
 
     private final Statement<I, A> together;
@@ -105,7 +112,7 @@ public final class GroupCommit<I, A> {
                         wakeNextLeader();
                     }
                 } else {
-                    LockSupport.park(this);
+                    LockSupport.parkNanos(this, RECHECK_NANOS);
                     interrupted |= Thread.interrupted();
                 }
             }

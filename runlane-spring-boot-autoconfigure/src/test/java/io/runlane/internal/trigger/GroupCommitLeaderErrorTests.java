@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.SingletonConflictPolicy;
+import io.runlane.internal.kernel.GroupCommit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,9 +40,10 @@ class GroupCommitLeaderErrorTests {
     void errorFromTheGroupStatementFailsEveryCaller() throws Exception {
         int callerCount = 12;
         StatementError error = new StatementError();
-        CountDownLatch lanesTaken = new CountDownLatch(GroupCommit.LANES);
+        CountDownLatch lanesTaken = new CountDownLatch(RunAdmissions.GROUPS.lanes());
         List<Integer> groupSizes = new CopyOnWriteArrayList<>();
-        GroupCommit groups = new GroupCommit(
+        GroupCommit<NewRun, Admission> groups = new GroupCommit<>(
+                RunAdmissions.GROUPS,
                 runs -> {
                     groupSizes.add(runs.size());
                     lanesTaken.countDown();
@@ -66,7 +68,7 @@ class GroupCommitLeaderErrorTests {
             List<Future<Admission>> answers = new ArrayList<>();
             for (int caller = 0; caller < callerCount; caller++) {
                 NewRun run = run("caller-" + caller);
-                answers.add(callers.submit(() -> groups.admit(run)));
+                answers.add(callers.submit(() -> groups.write(run)));
             }
 
             await().atMost(Duration.ofSeconds(10))

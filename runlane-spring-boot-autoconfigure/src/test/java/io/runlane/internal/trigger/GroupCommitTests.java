@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.runlane.SingletonConflictPolicy;
+import io.runlane.internal.kernel.GroupCommit;
 import io.runlane.testsupport.Concurrently;
 import io.runlane.testsupport.Concurrently.Outcome;
 import java.sql.SQLException;
@@ -60,9 +61,10 @@ class GroupCommitTests {
     void manyCallersAreGrouped() throws Exception {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger mostInFlight = new AtomicInteger();
-        CountDownLatch lanesTaken = new CountDownLatch(GroupCommit.LANES);
+        CountDownLatch lanesTaken = new CountDownLatch(RunAdmissions.GROUPS.lanes());
         List<Integer> groupSizes = new CopyOnWriteArrayList<>();
-        GroupCommit groups = new GroupCommit(
+        GroupCommit<NewRun, Admission> groups = new GroupCommit<>(
+                RunAdmissions.GROUPS,
                 runs -> {
                     mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
                     groupSizes.add(runs.size());
@@ -81,7 +83,7 @@ class GroupCommitTests {
                     throw new AssertionError("no run is handed back");
                 });
 
-        List<Outcome<Admission>> answers = Concurrently.run(12, caller -> () -> groups.admit(run("caller-" + caller)));
+        List<Outcome<Admission>> answers = Concurrently.run(12, caller -> () -> groups.write(run("caller-" + caller)));
 
         assertThat(answers).noneMatch(Outcome::failed);
         assertThat(answers)
@@ -91,7 +93,7 @@ class GroupCommitTests {
         assertThat(lanesTaken.getCount())
                 .as("a second group started while the first was in flight")
                 .isZero();
-        assertThat(mostInFlight.get()).isBetween(GroupCommit.LANES, GroupCommit.SOLO_LANES);
+        assertThat(mostInFlight.get()).isBetween(RunAdmissions.GROUPS.lanes(), RunAdmissions.GROUPS.soloLanes());
         assertThat(groupSizes)
                 .as("runs queued while the lanes were taken shared a statement")
                 .anyMatch(size -> size > 1);
@@ -104,7 +106,8 @@ class GroupCommitTests {
         AtomicInteger inFlight = new AtomicInteger();
         CountDownLatch finish = new CountDownLatch(1);
         List<Integer> groupSizes = new CopyOnWriteArrayList<>();
-        GroupCommit groups = new GroupCommit(
+        GroupCommit<NewRun, Admission> groups = new GroupCommit<>(
+                RunAdmissions.GROUPS,
                 runs -> {
                     groupSizes.add(runs.size());
                     inFlight.incrementAndGet();
@@ -118,12 +121,12 @@ class GroupCommitTests {
                 run -> {
                     throw new AssertionError("no run is handed back");
                 });
-        ExecutorService callers = Executors.newFixedThreadPool(GroupCommit.SOLO_LANES);
+        ExecutorService callers = Executors.newFixedThreadPool(RunAdmissions.GROUPS.soloLanes());
         try {
             List<Future<Admission>> answers = new ArrayList<>();
-            for (int caller = 0; caller < GroupCommit.SOLO_LANES; caller++) {
+            for (int caller = 0; caller < RunAdmissions.GROUPS.soloLanes(); caller++) {
                 NewRun run = run("caller-" + caller);
-                answers.add(callers.submit(() -> groups.admit(run)));
+                answers.add(callers.submit(() -> groups.write(run)));
                 int started = caller + 1;
                 await().atMost(Duration.ofSeconds(5))
                         .alias("caller " + started + "'s statement in flight beside the earlier callers'")
@@ -137,7 +140,7 @@ class GroupCommitTests {
             finish.countDown();
             callers.shutdownNow();
         }
-        assertThat(groupSizes).containsOnly(1).hasSize(GroupCommit.SOLO_LANES);
+        assertThat(groupSizes).containsOnly(1).hasSize(RunAdmissions.GROUPS.soloLanes());
     }
 
     private static List<@Nullable Admission> held(List<NewRun> runs) {
