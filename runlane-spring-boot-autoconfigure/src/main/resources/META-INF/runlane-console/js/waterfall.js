@@ -13,6 +13,13 @@ const WAIT_LABELS = {signal: 'Signal', result: 'Run result', sleep: 'Sleep'};
 
 const millis = instant => new Date(instant).getTime();
 
+// The part of an instant below the millisecond, in nanoseconds: steps recorded within one millisecond of each other
+// (steps share commits, S-ST-16) keep their order, which the API's newest-first lists would otherwise reverse.
+const nanosWithinMillis = instant => {
+    const fraction = /\.\d{3}(\d{0,6})/.exec(instant);
+    return fraction ? Number(fraction[1].padEnd(6, '0')) : 0;
+};
+
 /** The waterfall card, or null while no attempt has started. */
 export function waterfallSection(run, attempts, steps, now = Date.now()) {
     if (!attempts.length) return null;
@@ -64,7 +71,8 @@ export function waterfallRows(run, attempts, steps, end) {
         className: statusClass(attempt.outcome ?? 'RUNNING'),
         detail: attempt.endedAt ? humanize(attempt.endedBy ?? attempt.outcome) : 'running', order: 0
     }));
-    const byCompletion = [...steps].sort((a, b) => millis(a.completedAt) - millis(b.completedAt));
+    const byCompletion = [...steps].sort((a, b) => millis(a.completedAt) - millis(b.completedAt)
+        || nanosWithinMillis(a.completedAt) - nanosWithinMillis(b.completedAt));
     const previous = new Map();
     const waits = new Map();
     for (const step of byCompletion) {
