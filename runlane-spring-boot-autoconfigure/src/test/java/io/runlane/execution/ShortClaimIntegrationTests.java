@@ -19,6 +19,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -67,6 +68,19 @@ class ShortClaimIntegrationTests {
         }
     }
 
+    /**
+     * A throttled task beside the others: its window frees up with time, not when an attempt ends (S-TH-1), so the
+     * worker still waits for a notification or the window rather than claiming on each freed slot.
+     */
+    @Task(id = "shortclaim.throttled", throttle = 1, throttlePeriod = "500ms")
+    public static class Throttled implements TaskHandler<Throttled.Payload> {
+
+        public record Payload(int index) {}
+
+        @Override
+        public void run(Payload payload, RunContext context) {}
+    }
+
     @Pool(size = 8)
     private HikariDataSource dataSource;
 
@@ -92,7 +106,8 @@ class ShortClaimIntegrationTests {
                         ExecutionSettings.defaults().withWorker(2, POLL_INTERVAL),
                         EngineListener.NONE,
                         new Quick(),
-                        new Blocking())
+                        new Blocking(),
+                        new Throttled())
                 .startWorker();
         await().atMost(Duration.ofSeconds(10)).until(() -> claims.count() > 0);
     }
@@ -105,7 +120,8 @@ class ShortClaimIntegrationTests {
 
     @Test
     @DisplayName(
-            "S-EX-37, S-EX-36: runs started on their trigger do not each cost an empty claim when their slot frees")
+            "S-EX-37, S-EX-36: runs started on their trigger do not each cost an empty claim when their slot frees,"
+                    + " also beside a throttled task")
     void startedRunsCostNoClaimWhenTheirSlotFrees() {
         int before = claims.count();
         for (int i = 0; i < 30; i++) {
@@ -118,6 +134,23 @@ class ShortClaimIntegrationTests {
         assertThat(claims.count() - before)
                 .as("claim statements for 30 runs started on their trigger")
                 .isLessThan(5);
+    }
+
+    @Test
+    @DisplayName("S-EX-37, S-TH-2: a throttled run over its throttle starts when its window frees, not at the next poll")
+    void aThrottledRunStartsWhenItsWindowFrees() {
+        UUID first = runlane.template()
+                .trigger("shortclaim.throttled", new Throttled.Payload(0))
+                .runId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runlane.run(first).status() == RunStatus.SUCCEEDED);
+        UUID second = runlane.template()
+                .trigger("shortclaim.throttled", new Throttled.Payload(1))
+                .runId();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> runlane.run(second).status() == RunStatus.SUCCEEDED);
+        assertThat(Duration.between(startOf(first), startOf(second)))
+                .as("the second start is at least the throttle's period after the first (S-TH-1)")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(500));
     }
 
     @Test
@@ -163,6 +196,10 @@ class ShortClaimIntegrationTests {
         } finally {
             other.stop();
         }
+    }
+
+    private Instant startOf(UUID run) {
+        return runlane.template().runs().attempts(run).get(0).startedAt();
     }
 
     /** Counts the worker's claim statements: those that lock due runs to claim them. */

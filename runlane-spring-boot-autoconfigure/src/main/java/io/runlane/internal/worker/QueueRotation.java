@@ -68,6 +68,9 @@ final class QueueRotation {
 
     private final @Nullable GroupClaim unlimited;
 
+    /** Whether a consumed queue has a concurrency limit: its group, or a throttled task's group of it, exists. */
+    private final boolean limitedQueues;
+
     private final AtomicInteger turn = new AtomicInteger();
 
     /** How often the throttle keys of tasks without a throttle are released ({@link #releaseThrottleKeys}). */
@@ -102,6 +105,7 @@ final class QueueRotation {
         if (unlimited != null) {
             groups.add(unlimited);
         }
+        this.limitedQueues = consumedQueues.stream().anyMatch(limits::containsKey);
         for (String queue : consumedQueues) {
             Integer concurrencyLimit = limits.get(queue);
             if (concurrencyLimit != null) {
@@ -242,12 +246,13 @@ final class QueueRotation {
     }
 
     /**
-     * Whether every group is the queues without a concurrency limit: no queue's capacity and no throttle key's window
-     * can free up when an attempt ends, so a poll that found fewer due runs than it asked for stays true until runs
-     * are triggered, woken or come due.
+     * Whether every group claims queues without a concurrency limit: the unlimited queues' group and the throttled
+     * tasks' groups of those queues. No queue's capacity can free up when an attempt ends, and a throttle key's window
+     * frees up with time, not with attempts ending (S-TH-1; the poll says when, {@link Poll#nextFreeSlot}), so a poll
+     * that found fewer due runs than it asked for stays true until runs are triggered, woken or come due (S-EX-37).
      */
     boolean onlyUnlimitedQueues() {
-        return groups.size() == 1 && groups.get(0) == unlimited;
+        return unlimited != null && !limitedQueues;
     }
 
     /**
