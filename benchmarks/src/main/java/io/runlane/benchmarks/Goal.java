@@ -60,10 +60,7 @@ enum Goal {
             ""),
     STEADY_LOAD_ALLOCATION("allocated bytes per run, steady load (JFR)", Bound.AT_MOST, 8, " KB"),
     WAVE_3_UNUSED(
-            "trigger and claim p99 with wave-3 features present but unused ÷ before wave 3",
-            Bound.AT_MOST,
-            1.05,
-            "");
+            "trigger and claim p99 with wave-3 features present but unused ÷ before wave 3", Bound.AT_MOST, 1.05, "");
 
     /** How a measured value is held against the target. */
     enum Bound {

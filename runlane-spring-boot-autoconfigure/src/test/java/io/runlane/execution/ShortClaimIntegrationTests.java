@@ -137,7 +137,8 @@ class ShortClaimIntegrationTests {
     }
 
     @Test
-    @DisplayName("S-EX-37, S-TH-2: a throttled run over its throttle starts when its window frees, not at the next poll")
+    @DisplayName(
+            "S-EX-37, S-TH-2: a throttled run over its throttle starts when its window frees, not at the next poll")
     void aThrottledRunStartsWhenItsWindowFrees() {
         UUID first = runlane.template()
                 .trigger("shortclaim.throttled", new Throttled.Payload(0))
