@@ -21,47 +21,12 @@ ROUNDS=${ROUNDS:-6}
 RUN_ARGS=${RUN_ARGS---quick}
 SCENARIO="scale"
 
-repo=$(git rev-parse --show-toplevel)
-work=${JARS:-$(mktemp -d /tmp/runlane-compare-XXXXXX)}
-
-cleanup() {
-    if [[ "${KEEP:-0}" != 1 && -z "${JARS:-}" ]]; then
-        for side in a b; do
-            if [[ -d "$work/$side" ]]; then
-                git -C "$repo" worktree remove --force "$work/$side" >/dev/null 2>&1 || true
-            fi
-        done
-        rm -rf "$work"
-    else
-        echo "kept $work"
-    fi
-}
-trap cleanup EXIT
-
-build() {
-    local side=$1 rev=$2
-    local commit
-    commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
-    echo "building $side = $rev ($(git -C "$repo" log -1 --format='%h %s' "$commit" | cut -c1-90))" >&2
-    git -C "$repo" worktree add --detach --quiet "$work/$side" "$commit"
-    (cd "$work/$side" && mvn -B -ntp -q -o -DskipTests package -pl benchmarks -am) >&2
-    cp "$work/$side/benchmarks/target/runlane-benchmarks.jar" "$work/$side.jar"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/compare-common.sh"
 
 # One run of one side; prints "figure p50 p99" lines, e.g. "trigger@10000 0.41 0.80".
 run_side() {
     local side=$1 round=$2
-    local args=()
-    read -r -a args <<<"$RUN_ARGS"
-    if [[ -n "${JDBC_URL:-}" ]]; then
-        args+=(--jdbc-url "$JDBC_URL")
-    fi
-    java -jar "$work/$side.jar" "${args[@]}" --only "$SCENARIO" --results "$work/$side-$round.md" \
-        >"$work/$side-$round.log" 2>&1 || {
-        echo "run $side, round $round failed; its output:" >&2
-        tail -40 "$work/$side-$round.log" >&2
-        exit 1
-    }
+    run_benchmark "$side" "$round"
     # e.g. "[  1:02] scale, 10,000 finished runs retained: trigger p50 0.41 ms, p99 0.80 ms; claim p50 1.1 ms, p99 2.0 ms"
     sed -nE 's/.*scale, ([0-9,]+) finished runs retained: trigger p50 ([0-9.]+)[^,]*, p99 ([0-9.]+)[^;]*; claim p50 ([0-9.]+)[^,]*, p99 ([0-9.]+).*/\1 \2 \3 \4 \5/p' \
         "$work/$side-$round.log" | tr -d , | awk '{ print "trigger@" $1, $2, $3; print "claim@" $1, $4, $5 }' | sort -k1,1

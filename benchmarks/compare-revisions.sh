@@ -18,8 +18,7 @@
 #   KEEP=1      keep the temporary directory with the jars and each run's log (it prints where)
 #   JARS=DIR    reuse a.jar and b.jar of a kept directory instead of building them (A and B only label the output)
 #
-# It builds with "mvn -o package -pl benchmarks -am" in each worktree: the library comes from that worktree's reactor,
-# nothing is installed, and the shared ~/.m2 is only read.
+# The worktrees, builds and runs are compare-common.sh's.
 set -euo pipefail
 
 A_REV=${1:-8fc60ae~1}
@@ -28,47 +27,12 @@ ROUNDS=${ROUNDS:-5}
 RUN_ARGS=${RUN_ARGS---quick}
 SCENARIO="trigger, new runs"
 
-repo=$(git rev-parse --show-toplevel)
-work=${JARS:-$(mktemp -d /tmp/runlane-compare-XXXXXX)}
-
-cleanup() {
-    if [[ "${KEEP:-0}" != 1 && -z "${JARS:-}" ]]; then
-        for side in a b; do
-            if [[ -d "$work/$side" ]]; then
-                git -C "$repo" worktree remove --force "$work/$side" >/dev/null 2>&1 || true
-            fi
-        done
-        rm -rf "$work"
-    else
-        echo "kept $work"
-    fi
-}
-trap cleanup EXIT
-
-build() {
-    local side=$1 rev=$2
-    local commit
-    commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
-    echo "building $side = $rev ($(git -C "$repo" log -1 --format='%h %s' "$commit" | cut -c1-90))" >&2
-    git -C "$repo" worktree add --detach --quiet "$work/$side" "$commit"
-    (cd "$work/$side" && mvn -B -ntp -q -o -DskipTests package -pl benchmarks -am) >&2
-    cp "$work/$side/benchmarks/target/runlane-benchmarks.jar" "$work/$side.jar"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/compare-common.sh"
 
 # One run of one side; prints "threads runlane jdbc" lines, one per thread count.
 run_side() {
     local side=$1 round=$2
-    local args=()
-    read -r -a args <<<"$RUN_ARGS"
-    if [[ -n "${JDBC_URL:-}" ]]; then
-        args+=(--jdbc-url "$JDBC_URL")
-    fi
-    java -jar "$work/$side.jar" "${args[@]}" --only "$SCENARIO" --results "$work/$side-$round.md" \
-        >"$work/$side-$round.log" 2>&1 || {
-        echo "run $side, round $round failed; its output:" >&2
-        tail -40 "$work/$side-$round.log" >&2
-        exit 1
-    }
+    run_benchmark "$side" "$round"
     # e.g. "[  0:12] trigger, new runs, 4 threads: Runlane 1234/s, JDBC insert 2345/s"; full mode adds "(low-high)"
     sed -nE 's/.*trigger, new runs, ([0-9]+) threads?: Runlane ([0-9.]+)[^,]*, JDBC insert ([0-9.]+).*/\1 \2 \3/p' \
         "$work/$side-$round.log" | sort -k1,1
