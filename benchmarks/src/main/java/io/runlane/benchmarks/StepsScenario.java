@@ -212,8 +212,8 @@ final class StepsScenario implements Scenario {
     }
 
     /**
-     * Enqueues {@code jobs} runs of a task with {@code steps} steps, drains them, and returns runs per second; adds what
-     * the drain cost (not the enqueue) to {@code costs}.
+     * Enqueues {@code jobs} runs of a task with {@code steps} steps, drains them, and returns runs per second; adds
+     * what the drain cost (not the enqueue) to {@code costs}.
      */
     private static double drain(BenchmarkContext context, int jobs, int steps, List<CostMeter.Reading> costs)
             throws InterruptedException {

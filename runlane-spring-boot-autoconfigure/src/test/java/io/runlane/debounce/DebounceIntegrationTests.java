@@ -646,6 +646,43 @@ class DebounceIntegrationTests {
     }
 
     @Test
+    @DisplayName("S-DB-6, S-OP-9: a rerun whose options pair a debounce key with a delay fails naming delay, writing"
+            + " nothing; one whose debounce key is not a valid key fails naming debounceKey")
+    void rerunsRejectABadDebounceWritingNothing(@FreshSchema("debounce_rerun_bad") String schema) {
+        TestRunlane one = start(firstPool, schema, 1);
+        String key = "k-" + UUID.randomUUID();
+        Run source = trigger(one, key, 1, TriggerOptions.none()).run();
+        one.finish(source.id(), RunStatus.SUCCEEDED);
+        long runs = count(one, "SELECT count(*) FROM {schema}.runs");
+        long events = count(one, "SELECT count(*) FROM {schema}.run_events");
+
+        assertField(
+                () -> one.template()
+                        .runs()
+                        .rerun(
+                                source.id(),
+                                TriggerOptions.builder()
+                                        .debounceKey(key)
+                                        .debounce(Duration.ofHours(1))
+                                        .delay(Duration.ofMinutes(1))
+                                        .build()),
+                "delay");
+        assertThatThrownBy(() -> one.template()
+                        .runs()
+                        .rerun(
+                                source.id(),
+                                TriggerOptions.builder()
+                                        .debounceKey(" ")
+                                        .debounce(Duration.ofHours(1))
+                                        .build()))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("debounceKey");
+
+        assertThat(count(one, "SELECT count(*) FROM {schema}.runs")).isEqualTo(runs);
+        assertThat(count(one, "SELECT count(*) FROM {schema}.run_events")).isEqualTo(events);
+    }
+
+    @Test
     @DisplayName("S-DB-1: a fold in a caller's transaction that rolls back changes nothing; one that commits folds")
     void aRolledBackFoldChangesNothing(@FreshSchema("debounce_rollback") String schema) {
         TestRunlane one = start(firstPool, schema, 1);

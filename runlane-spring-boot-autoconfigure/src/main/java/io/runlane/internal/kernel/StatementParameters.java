@@ -93,8 +93,8 @@ public final class StatementParameters {
     }
 
     /**
-     * The values of one call, by name. A list of single values stands for as many positions as it has elements (an {@code IN
-     * (:ids)} list); the statement's text is made for its length ({@link PositionalStatement#forValues}).
+     * The values of one call, by name. A list of single values stands for as many positions as it has elements (an
+     * {@code IN (:ids)} list); the statement's text is made for its length ({@link PositionalStatement#forValues}).
      */
     public static final class Values {
 

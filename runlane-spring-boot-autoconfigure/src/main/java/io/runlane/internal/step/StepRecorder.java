@@ -51,8 +51,8 @@ final class StepRecorder {
     }
 
     /**
-     * Records {@code step}; returns whether it was recorded by this call: {@code false} when the attempt no longer holds
-     * the run or the step was already recorded.
+     * Records {@code step}; returns whether it was recorded by this call: {@code false} when the attempt no longer
+     * holds the run or the step was already recorded.
      */
     boolean recordIfHeld(StepRecord step) {
         if (TransactionSynchronizationManager.isSynchronizationActive()

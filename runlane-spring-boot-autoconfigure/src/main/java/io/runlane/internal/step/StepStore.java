@@ -73,12 +73,13 @@ public final class StepStore {
             """;
 
     /**
-     * S-ST-16: records a group of steps of concurrent attempts in one statement, alone in auto-commit, each step exactly
-     * as {@link #RECORD} records one. A run whose row another transaction has locked is skipped rather than waited for
-     * ({@code SKIP LOCKED}), so one attempt's lock never holds up the others' steps; its step, like one fenced out or
-     * recorded before, is not among the returned positions, and its caller records it alone. Steps of one attempt are
-     * recorded one at a time (S-ST-5), so each recorded row is one caller's; should a group hold several steps of one
-     * run, their events are numbered in the group's order, and the run's sequence stays gap-free either way (S-RL-2).
+     * S-ST-16: records a group of steps of concurrent attempts in one statement, alone in auto-commit, each step
+     * exactly as {@link #RECORD} records one. A run whose row another transaction has locked is skipped rather than
+     * waited for ({@code SKIP LOCKED}), so one attempt's lock never holds up the others' steps; its step, like one
+     * fenced out or recorded before, is not among the returned positions, and its caller records it alone. Steps of one
+     * attempt are recorded one at a time (S-ST-5), so each recorded row is one caller's; should a group hold several
+     * steps of one run, their events are numbered in the group's order, and the run's sequence stays gap-free either
+     * way (S-RL-2).
      */
     private static final String RECORD_GROUP = """
             WITH input AS (

@@ -2,6 +2,7 @@ package io.runlane.internal.trigger;
 
 import io.runlane.Run;
 import io.runlane.internal.kernel.ArrayParameters;
+import io.runlane.internal.kernel.GroupCommit;
 import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.StatementParameters;
@@ -79,7 +80,7 @@ final class BatchAdmissions {
             """;
 
     /**
-     * For {@link io.runlane.internal.kernel.GroupCommit}: the statement gives up on any lock after this long, so that a run waiting for another
+     * For {@link GroupCommit}: the statement gives up on any lock after this long, so that a run waiting for another
      * transaction's key never holds up the rest of its group or its lane. {@code set_config(..., true)} lasts until
      * the statement's own transaction ends; it is evaluated before the first input row, so before the insert takes any
      * lock. {@link RunAdmissions} joins it to the single-run statement's row for a group of one.
@@ -157,7 +158,7 @@ final class BatchAdmissions {
                 .listOfRows();
     }
 
-    /** Runs the batch statement for a {@link io.runlane.internal.kernel.GroupCommit} group, alone in auto-commit, with a short lock timeout. */
+    /** Runs the batch statement for a {@link GroupCommit} group, alone in auto-commit, with a short lock timeout. */
     Answers admitGroup(List<NewRun> runs) {
         return admit(admitGroup, runs);
     }

@@ -1,8 +1,10 @@
 package io.runlane.internal.trigger;
 
+import io.runlane.internal.kernel.GroupCommit;
+
 /**
  * The recent share of triggers that created a run rather than returned an existing one, as an exponentially weighted
- * average over roughly the last 32 answers. {@link io.runlane.internal.kernel.GroupCommit} pays off for triggers that create runs (they share a
+ * average over roughly the last 32 answers. {@link GroupCommit} pays off for triggers that create runs (they share a
  * commit) and costs triggers that only find their key's owner (they share one statement instead of running side by
  * side), so triggers are grouped only while most of them create. Updates from racing threads may be lost; the average
  * only steers a choice between two correct paths.

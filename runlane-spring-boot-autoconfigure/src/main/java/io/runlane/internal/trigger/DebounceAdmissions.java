@@ -68,7 +68,7 @@ final class DebounceAdmissions {
     /** The key's lock, for the keyed path and, inside {@link #UPSERT}, as a {@code FROM} item. */
     private static final String LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(:lockKey, 0))";
 
-    /** For a batch: the locks of its debounce keys, in the order given (sorted: every batch takes them in one order). */
+    /** For a batch: its debounce keys' locks, in the order given (sorted: every batch takes them in one order). */
     private static final String LOCK_ALL = """
             SELECT pg_advisory_xact_lock(hashtextextended(k.lock_key, 0))::text AS locked
             FROM unnest(cast(:lockKeys AS text[])) AS k(lock_key)
@@ -241,7 +241,7 @@ final class DebounceAdmissions {
         });
     }
 
-    /** Takes the debounce keys' locks of the batch's debounced items in (task, key) order, then its rate-limit keys'. */
+    /** Takes the debounce keys' locks of the batch's debounced items in (task, key) order, then its rate-limit keys. */
     private void lockAll(List<NewRun> runs) {
         List<String> lockKeys = runs.stream()
                 .filter(run -> run.debounce() != null)

@@ -1,6 +1,7 @@
 package io.runlane.internal.trigger;
 
 import io.runlane.Run;
+import io.runlane.internal.kernel.GroupCommit;
 import io.runlane.internal.kernel.PositionalStatement;
 import io.runlane.internal.kernel.SqlTemplate;
 import io.runlane.internal.kernel.StatementParameters;
@@ -18,7 +19,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * The single-run admission statements of {@link RunAdmissions}: one for a run with an idempotency key (the key's
  * owner answers, else the run is inserted with both key indexes arbitrating) and one for a run without (inserted
  * unless a singleton holder refuses it). Each comes plain, and bounded by the group statement's lock timeout for a
- * {@link io.runlane.internal.kernel.GroupCommit} group of one ({@link BatchAdmissions#GROUP_LOCK_TIMEOUT}).
+ * {@link GroupCommit} group of one ({@link BatchAdmissions#GROUP_LOCK_TIMEOUT}).
  */
 final class SingleAdmissions {
 
