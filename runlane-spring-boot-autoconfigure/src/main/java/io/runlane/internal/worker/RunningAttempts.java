@@ -5,7 +5,6 @@ import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,7 +58,13 @@ final class RunningAttempts {
 
     private final EngineListener listener;
 
-    private final Map<UUID, AttemptContext> inFlight = new ConcurrentHashMap<>();
+    /**
+     * The attempts in hand, by identity, not by run id: a claim of a run whose answer arrived late (S-EX-30) may reach
+     * this worker while a later attempt of the same run, claimed after the first lease expired, runs here; keyed by run
+     * id, the late one replaced the running one and, when it was handed back, took the run out of the heartbeats, so
+     * the running attempt lost its lease and the run was executed again beside it.
+     */
+    private final Set<AttemptContext> inFlight = ConcurrentHashMap.newKeySet();
 
     private @Nullable WorkerSlots slots;
 
@@ -120,7 +125,7 @@ final class RunningAttempts {
 
     /** The attempts running now. */
     Collection<AttemptContext> inFlight() {
-        return inFlight.values();
+        return inFlight;
     }
 
     /** How many attempts run now. */
@@ -195,12 +200,12 @@ final class RunningAttempts {
     /** Starts a run on a slot acquired for it; hands the run back and frees the slot if it cannot. Never throws. */
     private void start(ClaimedRun run) {
         AttemptContext context = new AttemptContext(run, template);
-        inFlight.put(run.run().id(), context);
+        inFlight.add(context);
         try {
             Executor handlers = handlerExecutor;
             (handlers != null ? handlers : executor).execute(() -> execute(context));
         } catch (Throwable ex) {
-            inFlight.remove(run.run().id(), context);
+            inFlight.remove(context);
             slots.release();
             handBack(run, ex instanceof RejectedExecutionException ? "the worker is stopping" : "not started: " + ex);
         }
@@ -218,7 +223,7 @@ final class RunningAttempts {
                 if (margin.startable(context.claimed())) {
                     next = runAttempt(context);
                 } else {
-                    inFlight.remove(context.runId(), context);
+                    inFlight.remove(context);
                     handBackLate(context.claimed());
                 }
                 if (next == null && state.isRunning()) {
@@ -226,7 +231,7 @@ final class RunningAttempts {
                 }
                 if (next != null) {
                     context = new AttemptContext(next, template);
-                    inFlight.put(next.run().id(), context);
+                    inFlight.add(context);
                 } else {
                     context = null;
                 }
@@ -247,7 +252,7 @@ final class RunningAttempts {
             logger.error("Recording the outcome of run " + context.runId() + " failed; recovery will retry it", ex);
             return null;
         } finally {
-            inFlight.remove(context.runId(), context);
+            inFlight.remove(context);
             pace.attemptTook(System.nanoTime() - began);
         }
     }
