@@ -11,6 +11,7 @@ import io.runlane.RunEventType;
 import io.runlane.RunStatus;
 import io.runlane.Task;
 import io.runlane.TaskHandler;
+import io.runlane.TriggerOptions;
 import io.runlane.internal.kernel.ClaimedRun;
 import io.runlane.internal.kernel.EngineListener;
 import io.runlane.internal.kernel.ExecutionSettings;
@@ -63,6 +64,18 @@ class LateClaimAnswerIntegrationTests {
         }
     }
 
+    /** Fails at once and for good: its failure is recorded with the slot's next claim (S-QC-5). */
+    @Task(id = "late.failing", maxAttempts = 1)
+    public static class Failing implements TaskHandler<Failing.Payload> {
+
+        public record Payload(int index) {}
+
+        @Override
+        public void run(Payload payload, RunContext context) {
+            throw new IllegalStateException("fails on purpose");
+        }
+    }
+
     /** The claims whose handlers started, as {@code runId:fencingToken}. */
     private final List<String> started = new CopyOnWriteArrayList<>();
 
@@ -94,7 +107,8 @@ class LateClaimAnswerIntegrationTests {
                         started.add(claimed.run().id() + ":" + claimed.fencingToken());
                     }
                 },
-                new Effect());
+                new Effect(),
+                new Failing());
     }
 
     @AfterEach
@@ -178,6 +192,50 @@ class LateClaimAnswerIntegrationTests {
         assertThat(finished.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(finished.attempts()).isEqualTo(2);
         assertThat(ENTERED).containsExactly("recovered:2");
+    }
+
+    @Test
+    @DisplayName("S-EX-30, S-EX-1: a late claim answer arriving while this worker itself runs the recovered run's next"
+            + " attempt leaves that attempt's lease to the heartbeats: it is handed back, and the run runs once")
+    void lateClaimAnswerLeavesTheSameWorkersLaterAttemptLeased() {
+        late.holdNextClaim();
+        UUID runId = runlane.template()
+                .trigger("late.effect", new Effect.Payload("same", true))
+                .runId();
+        runlane.startWorker();
+        late.awaitHeld();
+        await().atMost(Duration.ofSeconds(10)).until(() -> leaseExpired(runId));
+        assertThat(runlane.engine().leaseRescuer().rescueExpired()).isOne();
+        // the poller still waits for the held answer: a run of a higher priority than the recovered one starts on its
+        // trigger (S-EX-36, S-PR-2) and fails, and its slot claims the recovered run with that failure (S-QC-5)
+        runlane.template()
+                .trigger(
+                        "late.failing",
+                        new Failing.Payload(0),
+                        TriggerOptions.builder().priority(5).build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> ENTERED.contains("same:2"));
+
+        Instant released = Instant.now();
+        late.release();
+
+        await().atMost(Duration.ofSeconds(10))
+                .alias("the worker dealt with the late answer: its poll returned, and only the later attempt runs")
+                .until(() -> {
+                    Instant lastPoll = runlane.engine().worker().lastPoll();
+                    return lastPoll != null
+                            && lastPoll.isAfter(released)
+                            && runlane.engine().worker().inFlight() == 1;
+                });
+        await().during(LEASE.multipliedBy(2))
+                .atMost(LEASE.multipliedBy(4))
+                .alias("the running attempt's lease is still extended by the heartbeats")
+                .until(() -> !leaseExpired(runId));
+        finish.countDown();
+        Run finished = await().atMost(Duration.ofSeconds(10))
+                .until(() -> runlane.run(runId), run -> run.status().isTerminal());
+        assertThat(finished.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(finished.attempts()).isEqualTo(2);
+        assertThat(ENTERED).containsExactly("same:2");
     }
 
     private long fencingToken(UUID runId) {
